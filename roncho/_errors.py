@@ -1,0 +1,190 @@
+"""The whole roncho error family, shaped by what a caller catches.
+
+::
+
+    RonchoError
+      ConfigError(RonchoError, ValueError)    bad base URL, id, key, timeout or argument; nothing sent
+      ConnectError                            could not connect to any resolved address
+      Timeout
+        ConnectTimeout(ConnectError, Timeout) catchable as either
+        ReadTimeout                           no bytes for read_timeout seconds
+        DeadlineExceeded                      the optional per-call total deadline
+      ProtocolError                           malformed HTTP or SSE, connection closed early
+      ResponseTooLargeError                   body over max_response_bytes
+      DecodeError                             not JSON / UTF-8, or a field we rely on is missing
+      StatusError                             any non-2xx answer
+        UnauthorizedError                     401 or 403
+        WorkspaceBusyError                    409 "active sessions" on workspace delete
+        RedirectError                         any 3xx, never followed
+
+Every error carries ``request_sent``: ``False`` means no byte of the request left this
+process, so retrying cannot duplicate anything; ``True`` means the server may have
+received (and acted on) the request, so a caller syncing messages should first look at
+what the server already holds. Messages are built from the method and path only: never
+from a header, so the API key cannot reach ``str()``, ``repr()`` or ``args``.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+# The part of an error body kept on a StatusError; enough for FastAPI's detail and an
+# HTML error page's title, small enough that a hostile server cannot bloat a log line.
+MAX_ERROR_BODY_BYTES = 4096
+
+
+class RonchoError(Exception):
+    """Base of every error roncho raises."""
+
+    request_sent: bool = False
+
+    def __init__(self, message: str, *, request_sent: bool = False) -> None:
+        super().__init__(message)
+        self.request_sent = request_sent
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (_rebuild, (type(self), self.__dict__.copy(), self.args))
+
+
+def _rebuild(cls: type[RonchoError], state: dict[str, Any], args: tuple[Any, ...]) -> RonchoError:
+    """Unpickle without calling a subclass __init__ whose signature differs."""
+    error = cls.__new__(cls)
+    Exception.__init__(error, *args)
+    error.__dict__.update(state)
+    return error
+
+
+class ConfigError(RonchoError, ValueError):
+    """Invalid configuration or argument; raised before anything is sent."""
+
+
+class ConnectError(RonchoError):
+    """Could not connect: refused, unreachable, name not resolved, TLS handshake failed."""
+
+
+class Timeout(RonchoError):
+    """Base of the three ways a call can run out of time."""
+
+
+class ConnectTimeout(ConnectError, Timeout):
+    """No address accepted the connection within connect_timeout."""
+
+
+class ReadTimeout(Timeout):
+    """The server sent no byte for read_timeout seconds (an idle timeout, not a total)."""
+
+
+class DeadlineExceeded(Timeout):
+    """The call's optional total deadline passed."""
+
+
+class ProtocolError(RonchoError):
+    """The response broke HTTP/1.1 or SSE framing, or the connection closed early."""
+
+
+class ResponseTooLargeError(RonchoError):
+    """The response body (or one header section or SSE line) passed its cap."""
+
+
+class DecodeError(RonchoError):
+    """The body is not the JSON (or UTF-8) the operation expects, or lacks a field we rely on."""
+
+
+class StatusError(RonchoError):
+    """The server answered with a status outside 2xx.
+
+    Attributes:
+        status: the HTTP status code.
+        method, path: the request, without query string or headers.
+        body: at most the first 4 KiB of the response body.
+        detail: FastAPI's ``detail`` (a string or the 422 list) when the body has one.
+    """
+
+    def __init__(
+        self,
+        status: int,
+        method: str,
+        path: str,
+        body: bytes = b"",
+        *,
+        message: str | None = None,
+        request_sent: bool = True,
+    ) -> None:
+        self.status = status
+        self.method = method
+        self.path = path
+        self.body = body[:MAX_ERROR_BODY_BYTES]
+        self.detail = _fastapi_detail(self.body)
+        text = message or f"{method} {path} answered {status}"
+        if message is None and self.detail is not None:
+            text += f": {_short(self.detail)}"
+        super().__init__(text, request_sent=request_sent)
+
+
+class UnauthorizedError(StatusError):
+    """401 or 403: no key, a wrong key, or a key whose scope does not reach this resource."""
+
+
+class WorkspaceBusyError(StatusError):
+    """409 on workspace delete: the workspace still has active sessions (delete them first)."""
+
+
+class RedirectError(StatusError):
+    """Any 3xx; roncho never follows redirects, so memory text cannot leave the configured host.
+
+    ``location`` is what the server asked for, kept for diagnosis; nothing is sent there.
+    """
+
+    def __init__(
+        self,
+        status: int,
+        method: str,
+        path: str,
+        body: bytes = b"",
+        *,
+        location: str | None = None,
+        request_sent: bool = True,
+    ) -> None:
+        self.location = location
+        where = f" to {location!r}" if location else " without a Location"
+        super().__init__(
+            status,
+            method,
+            path,
+            body,
+            message=f"{method} {path} answered {status}, a redirect{where}; redirects are refused",
+            request_sent=request_sent,
+        )
+
+
+def _fastapi_detail(body: bytes) -> Any:
+    """FastAPI's {"detail": ...} when the body is such an object, else None."""
+    if not body.startswith(b"{"):
+        return None
+    try:
+        data = json.loads(body.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError, RecursionError):
+        return None
+    if isinstance(data, dict):
+        return data.get("detail")
+    return None
+
+
+def _short(detail: Any, limit: int = 300) -> str:
+    text = detail if isinstance(detail, str) else json.dumps(detail, ensure_ascii=False)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def status_error(status: int, method: str, path: str, body: bytes) -> StatusError:
+    """The most specific StatusError for a non-2xx answer (3xx handled by the caller)."""
+    if status in (401, 403):
+        return UnauthorizedError(status, method, path, body)
+    if status == 409 and method == "DELETE" and _is_workspace_path(path):
+        return WorkspaceBusyError(status, method, path, body)
+    return StatusError(status, method, path, body)
+
+
+def _is_workspace_path(path: str) -> bool:
+    parts = [p for p in path.split("?", 1)[0].split("/") if p]
+    return len(parts) >= 2 and parts[-2] == "workspaces"
