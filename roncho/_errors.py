@@ -3,7 +3,7 @@
 ::
 
     RonchoError
-      ConfigError(RonchoError, ValueError)    bad base URL, id, key, timeout or argument; nothing sent
+      ConfigError(RonchoError, ValueError)    bad URL, id, key, timeout, argument; nothing sent
       ConnectError                            could not connect to any resolved address
       Timeout
         ConnectTimeout(ConnectError, Timeout) catchable as either

@@ -1,0 +1,144 @@
+"""Pure checks of everything a caller configures: base URL, ids, key, timeouts, caps.
+
+Each check raises ConfigError naming the field, before anything is sent. None of them
+reads the environment or a file: configuration comes only from the caller.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+from urllib.parse import urlsplit
+
+from ._errors import ConfigError
+
+# Honcho's own id rule (src/schemas/api.py:45). Percent-encoding is not enough, because the
+# server decodes %2F before routing (reference §1.2), so anything else is refused outright.
+ID_PATTERN = re.compile(r"[A-Za-z0-9_-]{1,512}")
+
+# What a path prefix may hold: RFC 3986 unreserved characters, sub-delims that need no
+# escaping in a path, and "/" between segments.
+_PREFIX_PATTERN = re.compile(r"(/[A-Za-z0-9._~!$&'()*+,;=:@-]+)*")
+
+# A host is either a bracketed IPv6 literal (urlsplit strips the brackets) or a name /
+# IPv4 address; nothing that could smuggle a space, a CR/LF or a slash into a request.
+_HOST_PATTERN = re.compile(r"[A-Za-z0-9.-]{1,253}|[0-9A-Fa-f:.]{2,45}")
+
+# RFC 6750 b64token: the characters a Bearer credential may hold.
+_KEY_PATTERN = re.compile(r"[A-Za-z0-9._~+/=-]+")
+
+
+@dataclass(frozen=True, slots=True)
+class Endpoint:
+    """Where requests go: parsed once from the caller's base URL."""
+
+    scheme: str
+    host: str
+    port: int
+    prefix: str  # "" or "/segment/..." without a trailing slash
+
+    @property
+    def host_header(self) -> str:
+        host = f"[{self.host}]" if ":" in self.host else self.host
+        default = 443 if self.scheme == "https" else 80
+        return host if self.port == default else f"{host}:{self.port}"
+
+    def __str__(self) -> str:
+        return f"{self.scheme}://{self.host_header}{self.prefix}"
+
+
+def parse_base_url(base_url: object) -> Endpoint:
+    """Check the base URL: http(s), a host, optional port and path prefix, nothing else."""
+    if not isinstance(base_url, str) or not base_url:
+        raise ConfigError(
+            "base_url is required (for example 'http://127.0.0.1:8000'); "
+            "roncho has no default server"
+        )
+    if any(ord(c) < 0x21 or ord(c) == 0x7F for c in base_url) or not base_url.isascii():
+        raise ConfigError("base_url must be plain ASCII without spaces or control characters")
+    if "?" in base_url or "#" in base_url:
+        raise ConfigError("base_url must not have a query or fragment")
+    try:
+        parts = urlsplit(base_url)
+        port = parts.port
+    except ValueError as exc:
+        raise ConfigError(f"base_url is not a valid URL: {exc}") from None
+    scheme = parts.scheme.lower()
+    if scheme not in ("http", "https"):
+        raise ConfigError("base_url must start with http:// or https://")
+    if "@" in parts.netloc:
+        raise ConfigError("base_url must not carry user information; pass api_key instead")
+    host = parts.hostname or ""
+    if not host or not _HOST_PATTERN.fullmatch(host):
+        raise ConfigError("base_url must name a host")
+    if port == 0:
+        raise ConfigError("base_url port must be between 1 and 65535")
+    prefix = parts.path.rstrip("/")
+    if not _PREFIX_PATTERN.fullmatch(prefix) or "/../" in prefix + "/" or "/./" in prefix + "/":
+        raise ConfigError("base_url path prefix may hold only plain path segments")
+    return Endpoint(scheme, host, port or (443 if scheme == "https" else 80), prefix)
+
+
+def check_id(value: object, what: str) -> str:
+    """An id that goes into a path must match Honcho's own rule, or nothing is sent."""
+    if not isinstance(value, str) or not ID_PATTERN.fullmatch(value):
+        raise ConfigError(
+            f"{what} must be 1 to 512 characters of A-Z, a-z, 0-9, '_' or '-' "
+            f"(got {_describe(value)})"
+        )
+    return value
+
+
+def check_api_key(api_key: object) -> bytearray | None:
+    """None means no Authorization header; anything else must be a usable Bearer token.
+
+    The key is returned as a bytearray so the client can overwrite it when it is closed.
+    The key itself never appears in a message.
+    """
+    if api_key is None:
+        return None
+    if isinstance(api_key, (bytes, bytearray)):
+        try:
+            api_key = bytes(api_key).decode("ascii")
+        except UnicodeDecodeError:
+            raise ConfigError("api_key must be ASCII") from None
+    if not isinstance(api_key, str):
+        raise ConfigError(f"api_key must be a string or None, not {type(api_key).__name__}")
+    if api_key == "":
+        raise ConfigError("api_key is empty; pass None to send no Authorization header")
+    if not _KEY_PATTERN.fullmatch(api_key):
+        raise ConfigError(
+            "api_key holds whitespace, control or other characters a Bearer token cannot carry"
+        )
+    return bytearray(api_key.encode("ascii"))
+
+
+def check_timeout(value: object, name: str, *, allow_none: bool = False) -> float | None:
+    """A positive finite number of seconds (bool is refused, though it is an int)."""
+    if value is None and allow_none:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise ConfigError(f"{name} must be a number of seconds, not {type(value).__name__}")
+    seconds = float(value)
+    if not math.isfinite(seconds) or seconds <= 0:
+        raise ConfigError(f"{name} must be a positive finite number of seconds, got {value!r}")
+    return seconds
+
+
+def check_positive_int(value: object, name: str, *, low: int = 1, high: int | None = None) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ConfigError(f"{name} must be an integer, not {type(value).__name__}")
+    if value < low or (high is not None and value > high):
+        bounds = f"between {low} and {high}" if high is not None else f"at least {low}"
+        raise ConfigError(f"{name} must be {bounds}, got {value}")
+    return value
+
+
+def _describe(value: object) -> str:
+    """A short, safe description of a refused value (it may come from a chat channel)."""
+    if not isinstance(value, str):
+        return type(value).__name__
+    shown = value[:40].encode("unicode_escape").decode("ascii")
+    more = "..." if len(value) > 40 else ""
+    return f"{len(value)} characters: '{shown}{more}'"

@@ -1,0 +1,235 @@
+"""Socket I/O for one request per connection: the only module that imports socket.
+
+Strategy: resolve the host, try each address in order with the connect timeout applied
+per address, wrap in TLS for https (ssl is imported only then), send the request bytes,
+then feed ``_http.ResponseParser`` until it has a complete response. Every OSError
+becomes a roncho error here, at this one boundary. Two clocks apply to every wait: the
+idle ``read_timeout`` (no byte for N seconds) and the optional total deadline.
+"""
+
+from __future__ import annotations
+
+import socket
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from ._config import Endpoint
+from ._errors import (
+    ConnectError,
+    ConnectTimeout,
+    DeadlineExceeded,
+    ProtocolError,
+    ReadTimeout,
+    RonchoError,
+)
+from ._http import BodyData, ResponseEnd, ResponseHead, ResponseParser
+
+if TYPE_CHECKING:
+    import ssl
+
+RECV_BYTES = 256 * 1024
+# How much of an error body is worth reading: StatusError keeps 4 KiB of it.
+ERROR_BODY_BYTES = 4096
+
+
+@dataclass(frozen=True, slots=True)
+class Limits:
+    connect_timeout: float
+    read_timeout: float
+    max_response_bytes: int
+
+
+@dataclass(frozen=True, slots=True)
+class Response:
+    head: ResponseHead
+    body: bytes
+
+    @property
+    def status(self) -> int:
+        return self.head.status
+
+
+def _resolve(host: str, port: int) -> list[tuple[Any, ...]]:
+    """getaddrinfo, kept apart so tests can patch it (and so bypass no real resolver)."""
+    return socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+
+
+class _Clock:
+    """The idle timeout and the optional total deadline, combined for each wait."""
+
+    def __init__(self, read_timeout: float, deadline: float | None) -> None:
+        self.read_timeout = read_timeout
+        self.deadline_at = None if deadline is None else time.monotonic() + deadline
+        self.deadline = deadline
+
+    def wait_for(self, limit: float) -> tuple[float, bool]:
+        """Seconds to wait now, and whether the deadline (not ``limit``) binds."""
+        if self.deadline_at is None:
+            return limit, False
+        left = self.deadline_at - time.monotonic()
+        if left <= 0:
+            raise DeadlineExceeded(f"the call's deadline of {self.deadline} s passed")
+        return (left, True) if left < limit else (limit, False)
+
+
+class Connection:
+    """One open connection carrying one request; closes on any error."""
+
+    def __init__(
+        self,
+        endpoint: Endpoint,
+        limits: Limits,
+        clock: _Clock,
+        tls: ssl.SSLContext | None,
+        what: str,
+    ) -> None:
+        self._what = what  # "METHOD /path" for messages; never headers
+        self._clock = clock
+        self._limits = limits
+        self.request_sent = False
+        self._sock: socket.socket | None = _connect(
+            endpoint, limits.connect_timeout, clock, tls, what
+        )
+
+    def close(self) -> None:
+        sock, self._sock = self._sock, None
+        if sock is not None:
+            sock.close()
+
+    def _settimeout(self) -> bool:
+        seconds, by_deadline = self._clock.wait_for(self._limits.read_timeout)
+        assert self._sock is not None
+        self._sock.settimeout(seconds)
+        return by_deadline
+
+    def send(self, data: bytes) -> None:
+        try:
+            by_deadline = self._settimeout()
+            self.request_sent = True  # from here on, bytes may have reached the server
+            assert self._sock is not None
+            self._sock.sendall(data)
+        except TimeoutError:
+            self.close()
+            raise self._timeout_error(by_deadline, "sending the request") from None
+        except OSError as exc:
+            self.close()
+            raise ConnectError(
+                f"{self._what}: connection lost while sending ({_why(exc)})", request_sent=True
+            ) from None
+
+    def recv(self) -> bytes:
+        by_deadline = False
+        try:
+            by_deadline = self._settimeout()
+            assert self._sock is not None
+            return self._sock.recv(RECV_BYTES)
+        except TimeoutError:
+            self.close()
+            raise self._timeout_error(by_deadline, "waiting for the response") from None
+        except OSError as exc:
+            self.close()
+            raise ProtocolError(
+                f"{self._what}: connection lost while reading ({_why(exc)})", request_sent=True
+            ) from None
+
+    def _timeout_error(self, by_deadline: bool, doing: str) -> RonchoError:
+        if by_deadline:
+            return DeadlineExceeded(
+                f"{self._what}: the call's deadline of {self._clock.deadline} s passed "
+                f"while {doing}",
+                request_sent=self.request_sent,
+            )
+        return ReadTimeout(
+            f"{self._what}: no bytes for {self._limits.read_timeout} s while {doing}",
+            request_sent=self.request_sent,
+        )
+
+    def events(self, parser: ResponseParser) -> Iterator[ResponseHead | BodyData | ResponseEnd]:
+        """Feed the parser from the socket and yield its events until the response ends."""
+        while True:
+            try:
+                event = parser.next_event()
+            except RonchoError as exc:  # the parser's errors know nothing of the request
+                self.close()
+                raise type(exc)(f"{self._what}: {exc}", request_sent=True) from None
+            if event is None:
+                if parser.done:
+                    return
+                parser.feed(self.recv())
+                continue
+            yield event
+            if isinstance(event, ResponseEnd):
+                return
+
+
+def _connect(
+    endpoint: Endpoint,
+    connect_timeout: float,
+    clock: _Clock,
+    tls: ssl.SSLContext | None,
+    what: str,
+) -> socket.socket:
+    try:
+        addresses = _resolve(endpoint.host, endpoint.port)
+    except OSError as exc:  # socket.gaierror and friends
+        raise ConnectError(f"{what}: cannot resolve {endpoint.host!r} ({_why(exc)})") from None
+    if not addresses:
+        raise ConnectError(f"{what}: {endpoint.host!r} resolved to no address")
+    failures: list[str] = []
+    timed_out = 0
+    for family, kind, proto, _canon, address in addresses:
+        seconds, by_deadline = clock.wait_for(connect_timeout)
+        sock = socket.socket(family, kind, proto)
+        try:
+            sock.settimeout(seconds)
+            sock.connect(address)
+        except TimeoutError:
+            sock.close()
+            if by_deadline:
+                raise DeadlineExceeded(
+                    f"{what}: the call's deadline of {clock.deadline} s passed while connecting"
+                ) from None
+            timed_out += 1
+            failures.append(f"{_show(address)}: timed out after {connect_timeout} s")
+            continue
+        except OSError as exc:
+            sock.close()
+            failures.append(f"{_show(address)}: {_why(exc)}")
+            continue
+        if tls is None:
+            return sock
+        return _wrap_tls(sock, tls, endpoint.host, what)
+    summary = "; ".join(failures)
+    if timed_out == len(failures):
+        raise ConnectTimeout(f"{what}: cannot connect to {endpoint.host_header} ({summary})")
+    raise ConnectError(f"{what}: cannot connect to {endpoint.host_header} ({summary})")
+
+
+def _wrap_tls(sock: socket.socket, tls: ssl.SSLContext, host: str, what: str) -> socket.socket:
+    import ssl  # only ever loaded for an https base URL
+
+    try:
+        return tls.wrap_socket(sock, server_hostname=host)
+    except (ssl.SSLError, ssl.CertificateError, OSError) as exc:
+        sock.close()
+        if isinstance(exc, TimeoutError):
+            raise ConnectTimeout(f"{what}: TLS handshake timed out") from None
+        raise ConnectError(f"{what}: TLS handshake failed ({_why(exc)})") from None
+
+
+def _show(address: tuple[Any, ...]) -> str:
+    host, port = address[0], address[1]
+    return f"[{host}]:{port}" if ":" in str(host) else f"{host}:{port}"
+
+
+def _why(exc: OSError) -> str:
+    return exc.strerror or type(exc).__name__
+
+
+def tls_context() -> ssl.SSLContext:
+    """System certificates, hostname checked: the standard library's defaults, no less."""
+    import ssl
+
+    return ssl.create_default_context()
