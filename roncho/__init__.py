@@ -1,5 +1,90 @@
 """roncho: a small blocking client for the Honcho memory server (v3 API).
 
 Standard library only. Importing it starts no thread, reads no environment variable,
-touches no file and imports neither asyncio nor ssl.
+touches no file and imports neither asyncio nor ssl (ssl loads only for an https URL).
 """
+
+from __future__ import annotations
+
+__version__ = "0.1.0"
+
+from ._client import ChatStream, Client
+from ._errors import (
+    ConfigError,
+    ConnectError,
+    ConnectTimeout,
+    DeadlineExceeded,
+    DecodeError,
+    ProtocolError,
+    ReadOnlyError,
+    ReadTimeout,
+    RedirectError,
+    ResponseTooLargeError,
+    RonchoError,
+    StatusError,
+    Timeout,
+    UnauthorizedError,
+    WorkspaceBusyError,
+)
+from ._models import (
+    ChatAnswer,
+    ChatChunk,
+    Conclusion,
+    ConclusionCreate,
+    DeleteAccepted,
+    Evidence,
+    EvidenceMessage,
+    Health,
+    Message,
+    MessageCreate,
+    Page,
+    Peer,
+    QueueStatus,
+    Session,
+    SessionPeerConfig,
+    SessionQueueStatus,
+    Workspace,
+    parse_timestamp,
+)
+from ._scratch import ScratchCleanupError, scratch_workspace
+
+__all__ = [
+    "ChatAnswer",
+    "ChatChunk",
+    "ChatStream",
+    "Client",
+    "Conclusion",
+    "ConclusionCreate",
+    "ConfigError",
+    "ConnectError",
+    "ConnectTimeout",
+    "DeadlineExceeded",
+    "DecodeError",
+    "DeleteAccepted",
+    "Evidence",
+    "EvidenceMessage",
+    "Health",
+    "Message",
+    "MessageCreate",
+    "Page",
+    "Peer",
+    "ProtocolError",
+    "QueueStatus",
+    "ReadOnlyError",
+    "ReadTimeout",
+    "RedirectError",
+    "ResponseTooLargeError",
+    "RonchoError",
+    "ScratchCleanupError",
+    "Session",
+    "SessionPeerConfig",
+    "SessionQueueStatus",
+    "StatusError",
+    "Timeout",
+    "UnauthorizedError",
+    "Workspace",
+    "WorkspaceBusyError",
+    "__version__",
+    "parse_timestamp",
+    "scratch_workspace",
+]

@@ -4,6 +4,7 @@
 
     RonchoError
       ConfigError(RonchoError, ValueError)    bad URL, id, key, timeout, argument; nothing sent
+        ReadOnlyError                         a write on a read_only client; nothing sent
       ConnectError                            could not connect to any resolved address
       Timeout
         ConnectTimeout(ConnectError, Timeout) catchable as either
@@ -57,6 +58,10 @@ def _rebuild(cls: type[RonchoError], state: dict[str, Any], args: tuple[Any, ...
 
 class ConfigError(RonchoError, ValueError):
     """Invalid configuration or argument; raised before anything is sent."""
+
+
+class ReadOnlyError(ConfigError):
+    """A call that changes server state, made on a client built with ``read_only=True``."""
 
 
 class ConnectError(RonchoError):

@@ -1,0 +1,617 @@
+"""Frozen dataclasses for what Honcho answers, and for what roncho sends.
+
+Decoding (``from_json``) requires only the fields memoryd relies on, ignores every field
+the server adds, and raises DecodeError naming the operation and the field, never a bare
+KeyError or TypeError. Timestamps stay RFC 3339 strings (``parse_timestamp`` turns one
+into a datetime); ids stay strings. Inputs (``MessageCreate``, ``ConclusionCreate``)
+check themselves against the server's limits, so a batch the server would refuse is
+refused before anything is sent.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, Generic, TypeVar
+
+from ._config import check_id
+from ._errors import ConfigError, DecodeError
+
+# Server limits (reference §1.3, O4, O8): checked before sending, so nothing is refused late.
+MAX_METADATA_KEYS = 100
+MAX_METADATA_DEPTH = 5
+MAX_MESSAGE_CHARS = 25_000
+MAX_BATCH = 100
+MAX_CONCLUSION_CHARS = 65_535
+MAX_QUERY_CHARS = 10_000
+
+_RFC3339 = re.compile(
+    r"\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])[Tt ]([01]\d|2[0-3]):[0-5]\d:([0-5]\d|60)"
+    r"(\.\d{1,9})?([Zz]|[+-]([01]\d|2[0-3]):[0-5]\d)"
+)
+
+T = TypeVar("T")
+JSON = dict[str, Any]
+
+
+def parse_timestamp(value: str) -> datetime:
+    """An RFC 3339 timestamp as an aware datetime (fractions beyond microseconds are cut)."""
+    if not isinstance(value, str) or not _RFC3339.fullmatch(value):
+        raise ValueError(f"not an RFC 3339 timestamp: {value!r}")
+    text = value[:10] + "T" + value[11:]
+    if text[-1] in "Zz":
+        text = text[:-1] + "+00:00"
+    main, zone = text[:-6], text[-6:]
+    if "." in main:
+        seconds, fraction = main.split(".")
+        main = f"{seconds}.{fraction[:6]:0<6}"
+    return datetime.fromisoformat(main + zone)  # a leap second (:60) raises ValueError
+
+
+# -- decoding helpers --------------------------------------------------------------------
+class _Fields:
+    """Typed reads from one JSON object, each failure a DecodeError naming the field."""
+
+    def __init__(self, data: object, op: str, what: str) -> None:
+        if not isinstance(data, dict):
+            raise DecodeError(f"{op}: expected a JSON object for {what}, got {_kind(data)}")
+        self.data: JSON = data
+        self.op = op
+        self.what = what
+
+    def _fail(self, key: str, expected: str) -> DecodeError:
+        got = "nothing" if key not in self.data else _kind(self.data[key])
+        return DecodeError(f"{self.op}: {self.what}.{key} should be {expected}, got {got}")
+
+    def text(self, key: str) -> str:
+        value = self.data.get(key)
+        if not isinstance(value, str):
+            raise self._fail(key, "a string")
+        return value
+
+    def opt_text(self, key: str) -> str | None:
+        value = self.data.get(key)
+        if value is not None and not isinstance(value, str):
+            raise self._fail(key, "a string or null")
+        return value
+
+    def obj(self, key: str) -> JSON:
+        value = self.data.get(key)
+        if not isinstance(value, dict):
+            raise self._fail(key, "an object")
+        return value
+
+    def opt_obj(self, key: str) -> JSON:
+        """An object, with null or absent read as empty."""
+        value = self.data.get(key)
+        if value is None:
+            return {}
+        if not isinstance(value, dict):
+            raise self._fail(key, "an object or null")
+        return value
+
+    def integer(self, key: str) -> int:
+        value = self.data.get(key)
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise self._fail(key, "an integer")
+        return value
+
+    def opt_integer(self, key: str) -> int | None:
+        value = self.data.get(key)
+        if value is not None and (isinstance(value, bool) or not isinstance(value, int)):
+            raise self._fail(key, "an integer or null")
+        return value
+
+    def flag(self, key: str) -> bool:
+        value = self.data.get(key)
+        if not isinstance(value, bool):
+            raise self._fail(key, "true or false")
+        return value
+
+    def opt_flag(self, key: str) -> bool | None:
+        value = self.data.get(key)
+        if value is not None and not isinstance(value, bool):
+            raise self._fail(key, "true, false or null")
+        return value
+
+    def opt_text_list(self, key: str) -> tuple[str, ...] | None:
+        value = self.data.get(key)
+        if value is None:
+            return None
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            raise self._fail(key, "a list of strings or null")
+        return tuple(value)
+
+    def array(self, key: str) -> list[Any]:
+        value = self.data.get(key)
+        if value is None:
+            return []
+        if not isinstance(value, list):
+            raise self._fail(key, "a list")
+        return value
+
+
+def _kind(value: object) -> str:
+    if value is None:
+        return "null"
+    return {dict: "an object", list: "an array", str: "a string", bool: "a boolean"}.get(
+        type(value), type(value).__name__
+    )
+
+
+def decode_list(data: object, op: str, item: Callable[[object, str], T]) -> tuple[T, ...]:
+    """A bare JSON array (search, message and conclusion creates, conclusion query)."""
+    if not isinstance(data, list):
+        raise DecodeError(f"{op}: expected a JSON array, got {_kind(data)}")
+    return tuple(item(entry, op) for entry in data)
+
+
+# -- resources ---------------------------------------------------------------------------
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Workspace:
+    id: str
+    metadata: JSON = field(default_factory=dict)
+    configuration: JSON = field(default_factory=dict)
+    created_at: str | None = None
+    created: bool | None = None
+    """True when get-or-create made it (201), False when it existed (200), else None."""
+
+    @classmethod
+    def from_json(cls, data: object, op: str) -> Workspace:
+        f = _Fields(data, op, "workspace")
+        return cls(
+            id=f.text("id"),
+            metadata=f.opt_obj("metadata"),
+            configuration=f.opt_obj("configuration"),
+            created_at=f.opt_text("created_at"),
+        )
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Peer:
+    id: str
+    workspace_id: str | None = None
+    metadata: JSON = field(default_factory=dict)
+    configuration: JSON = field(default_factory=dict)
+    created_at: str | None = None
+    created: bool | None = None
+    """True when get-or-create made it (201), False when it existed (200), else None."""
+
+    @classmethod
+    def from_json(cls, data: object, op: str) -> Peer:
+        f = _Fields(data, op, "peer")
+        return cls(
+            id=f.text("id"),
+            workspace_id=f.opt_text("workspace_id"),
+            metadata=f.opt_obj("metadata"),
+            configuration=f.opt_obj("configuration"),
+            created_at=f.opt_text("created_at"),
+        )
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Session:
+    id: str
+    is_active: bool = True
+    workspace_id: str | None = None
+    metadata: JSON = field(default_factory=dict)
+    configuration: JSON = field(default_factory=dict)
+    created_at: str | None = None
+    created: bool | None = None
+    """True when get-or-create made it (201), False when it existed (200), else None."""
+
+    @classmethod
+    def from_json(cls, data: object, op: str) -> Session:
+        f = _Fields(data, op, "session")
+        active = f.opt_flag("is_active")
+        return cls(
+            id=f.text("id"),
+            is_active=True if active is None else active,
+            workspace_id=f.opt_text("workspace_id"),
+            metadata=f.opt_obj("metadata"),
+            configuration=f.opt_obj("configuration"),
+            created_at=f.opt_text("created_at"),
+        )
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SessionPeerConfig:
+    """A peer's observation switches inside one session; None means "not set here"."""
+
+    observe_me: bool | None = None
+    observe_others: bool | None = None
+
+    def __post_init__(self) -> None:
+        for name in ("observe_me", "observe_others"):
+            if getattr(self, name) not in (None, True, False):
+                raise ConfigError(f"{name} must be True, False or None")
+
+    def to_json(self) -> JSON:
+        return {"observe_me": self.observe_me, "observe_others": self.observe_others}
+
+    @classmethod
+    def from_json(cls, data: object, op: str) -> SessionPeerConfig:
+        f = _Fields(data, op, "session peer config")
+        return cls(observe_me=f.opt_flag("observe_me"), observe_others=f.opt_flag("observe_others"))
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Message:
+    id: str
+    content: str
+    peer_id: str
+    session_id: str
+    created_at: str
+    metadata: JSON
+    workspace_id: str | None = None
+    token_count: int | None = None
+
+    @classmethod
+    def from_json(cls, data: object, op: str) -> Message:
+        f = _Fields(data, op, "message")
+        return cls(
+            id=f.text("id"),
+            content=f.text("content"),
+            peer_id=f.text("peer_id"),
+            session_id=f.text("session_id"),
+            created_at=f.text("created_at"),
+            metadata=f.opt_obj("metadata"),
+            workspace_id=f.opt_text("workspace_id"),
+            token_count=f.opt_integer("token_count"),
+        )
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Conclusion:
+    id: str
+    content: str
+    observer_id: str
+    observed_id: str
+    session_id: str | None = None
+    level: str | None = None
+    created_at: str | None = None
+    source_ids: tuple[str, ...] | None = None
+    """Premise conclusion ids; the observed 3.2.0 server sends null for explicit ones."""
+
+    @classmethod
+    def from_json(cls, data: object, op: str) -> Conclusion:
+        f = _Fields(data, op, "conclusion")
+        return cls(
+            id=f.text("id"),
+            content=f.text("content"),
+            observer_id=f.text("observer_id"),
+            observed_id=f.text("observed_id"),
+            session_id=f.opt_text("session_id"),
+            level=f.opt_text("level"),
+            created_at=f.opt_text("created_at"),
+            source_ids=f.opt_text_list("source_ids"),
+        )
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Page(Generic[T]):
+    """One page of a list; ``pages`` is 0 when ``total`` is 0."""
+
+    items: tuple[T, ...]
+    total: int
+    page: int
+    size: int
+    pages: int
+
+    @classmethod
+    def decode(cls, data: object, op: str, item: Callable[[object, str], T]) -> Page[T]:
+        f = _Fields(data, op, "page")
+        items = f.data.get("items")
+        if not isinstance(items, list):
+            raise f._fail("items", "an array")
+        return cls(
+            items=tuple(item(entry, op) for entry in items),
+            total=f.integer("total"),
+            page=f.integer("page"),
+            size=f.integer("size"),
+            pages=f.integer("pages"),
+        )
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class EvidenceMessage:
+    id: str
+    session_id: str | None = None
+    peer_id: str | None = None
+    created_at: str | None = None
+
+    @classmethod
+    def from_json(cls, data: object, op: str) -> EvidenceMessage:
+        f = _Fields(data, op, "evidence message")
+        return cls(
+            id=f.text("id"),
+            session_id=f.opt_text("session_id"),
+            peer_id=f.opt_text("peer_id"),
+            created_at=f.opt_text("created_at"),
+        )
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Evidence:
+    """What the dialectic read to answer (OAS 3.3 ``include_evidence``)."""
+
+    conclusions: tuple[Conclusion, ...] = ()
+    messages: tuple[EvidenceMessage, ...] = ()
+    tool_calls: tuple[JSON, ...] = ()
+    reasoning_trace_id: str | None = None
+
+    @classmethod
+    def from_json(cls, data: object, op: str) -> Evidence:
+        f = _Fields(data, op, "evidence")
+        calls = f.array("tool_calls")
+        if not all(isinstance(c, dict) for c in calls):
+            raise f._fail("tool_calls", "a list of objects")
+        return cls(
+            conclusions=tuple(Conclusion.from_json(c, op) for c in f.array("conclusions")),
+            messages=tuple(EvidenceMessage.from_json(m, op) for m in f.array("messages")),
+            tool_calls=tuple(calls),
+            reasoning_trace_id=f.opt_text("reasoning_trace_id"),
+        )
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ChatAnswer:
+    """The dialectic's answer; ``content`` is None when the server had nothing to say."""
+
+    content: str | None
+    evidence: Evidence | None = None
+
+    @classmethod
+    def from_json(cls, data: object, op: str) -> ChatAnswer:
+        f = _Fields(data, op, "chat answer")
+        raw = f.data.get("evidence")
+        evidence = None if raw is None else Evidence.from_json(raw, op)
+        return cls(content=f.opt_text("content"), evidence=evidence)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ChatChunk:
+    """One piece of a streamed answer; the last one has ``done`` set (and any evidence)."""
+
+    content: str
+    done: bool = False
+    evidence: Evidence | None = None
+
+    @classmethod
+    def from_json(cls, data: object, op: str) -> ChatChunk:
+        f = _Fields(data, op, "chat event")
+        done = f.opt_flag("done") or False
+        delta = f.data.get("delta")
+        content = ""
+        if delta is not None:
+            content = _Fields(delta, op, "chat event delta").opt_text("content") or ""
+        elif not done:
+            raise f._fail("delta", "an object")
+        raw = f.data.get("evidence")
+        evidence = None if raw is None else Evidence.from_json(raw, op)
+        return cls(content=content, done=done, evidence=evidence)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SessionQueueStatus:
+    session_id: str
+    total_work_units: int
+    completed_work_units: int
+    in_progress_work_units: int
+    pending_work_units: int
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class QueueStatus:
+    """Deriver queue counts. They count queue rows (one per message and task), not units.
+
+    ``sessions`` is keyed by the server's internal session id, not the session name.
+    """
+
+    total_work_units: int
+    completed_work_units: int
+    in_progress_work_units: int
+    pending_work_units: int
+    sessions: Mapping[str, SessionQueueStatus] = field(default_factory=dict)
+
+    @property
+    def idle(self) -> bool:
+        """Nothing pending or in progress."""
+        return self.pending_work_units == 0 and self.in_progress_work_units == 0
+
+    @classmethod
+    def from_json(cls, data: object, op: str) -> QueueStatus:
+        f = _Fields(data, op, "queue status")
+        sessions = {}
+        for key, value in f.opt_obj("sessions").items():
+            s = _Fields(value, op, f"queue status.sessions[{key}]")
+            sessions[key] = SessionQueueStatus(
+                session_id=s.opt_text("session_id") or key,
+                total_work_units=s.integer("total_work_units"),
+                completed_work_units=s.integer("completed_work_units"),
+                in_progress_work_units=s.integer("in_progress_work_units"),
+                pending_work_units=s.integer("pending_work_units"),
+            )
+        return cls(
+            total_work_units=f.integer("total_work_units"),
+            completed_work_units=f.integer("completed_work_units"),
+            in_progress_work_units=f.integer("in_progress_work_units"),
+            pending_work_units=f.integer("pending_work_units"),
+            sessions=sessions,
+        )
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Health:
+    """``GET /health``. Honcho 3.2 reveals no version here (nor in any header)."""
+
+    status: str
+
+    @property
+    def ok(self) -> bool:
+        return self.status == "ok"
+
+    @classmethod
+    def from_json(cls, data: object, op: str) -> Health:
+        return cls(status=_Fields(data, op, "health").text("status"))
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class DeleteAccepted:
+    """A 202 for a session or workspace delete: accepted, purged later in the background."""
+
+    message: str | None = None
+
+    @classmethod
+    def from_json(cls, data: object, op: str) -> DeleteAccepted:
+        if data is None:
+            return cls()
+        return cls(message=_Fields(data, op, "delete answer").opt_text("message"))
+
+
+# -- inputs ------------------------------------------------------------------------------
+def check_metadata(value: object, what: str = "metadata") -> JSON:
+    """A JSON object the server will take: finite, serialisable, ≤100 keys, depth ≤5."""
+    if not isinstance(value, dict):
+        raise ConfigError(f"{what} must be a dict (a JSON object), not {type(value).__name__}")
+    check_json(value, what)
+    if len(value) > MAX_METADATA_KEYS:
+        raise ConfigError(
+            f"{what} has {len(value)} top-level keys; the server allows {MAX_METADATA_KEYS}"
+        )
+    if _depth(value) > MAX_METADATA_DEPTH:
+        raise ConfigError(f"{what} nests deeper than {MAX_METADATA_DEPTH} levels")
+    return value
+
+
+def check_json(value: object, what: str) -> None:
+    """Serialisable with string keys and no NaN or Infinity (which JSON cannot carry)."""
+    try:
+        json.dumps(value, allow_nan=False)
+    except (TypeError, ValueError, RecursionError) as exc:
+        raise ConfigError(f"{what} is not JSON-serialisable: {_reason(exc)}") from None
+    if not _string_keys(value):
+        raise ConfigError(f"{what} must use only string keys")
+
+
+def _reason(exc: BaseException) -> str:
+    text = str(exc)
+    if "Out of range float" in text:
+        return "NaN and Infinity cannot be sent"
+    return text[:200]
+
+
+def _string_keys(value: object) -> bool:
+    if isinstance(value, dict):
+        return all(isinstance(k, str) and _string_keys(v) for k, v in value.items())
+    if isinstance(value, (list, tuple)):
+        return all(_string_keys(v) for v in value)
+    return True
+
+
+def _depth(value: object) -> int:
+    if isinstance(value, dict):
+        return 1 + max((_depth(v) for v in value.values()), default=0)
+    if isinstance(value, (list, tuple)):
+        return max((_depth(v) for v in value), default=0)
+    return 0
+
+
+def check_timestamp(value: object, what: str = "created_at") -> str:
+    """An RFC 3339 string, or a timezone-aware datetime rendered as one."""
+    if isinstance(value, datetime):
+        if value.tzinfo is None or value.utcoffset() is None:
+            raise ConfigError(f"{what} must be timezone-aware (a naive datetime is ambiguous)")
+        return value.isoformat()
+    if isinstance(value, str):
+        try:
+            parse_timestamp(value)
+        except ValueError:
+            raise ConfigError(
+                f"{what} must be an RFC 3339 timestamp with a timezone, "
+                f"such as 2026-11-30T12:00:00Z"
+            ) from None
+        return value
+    raise ConfigError(f"{what} must be an RFC 3339 string or an aware datetime")
+
+
+def check_reasoning_config(value: object, what: str) -> JSON:
+    check_json(value, what)
+    if not isinstance(value, dict):
+        raise ConfigError(f"{what} must be a dict")
+    return value
+
+
+@dataclass(frozen=True, slots=True)
+class MessageCreate:
+    """One message to add. ``configuration`` may hold only ``reasoning`` (server rule)."""
+
+    peer_id: str
+    content: str
+    metadata: JSON | None = None
+    created_at: str | datetime | None = None
+    configuration: JSON | None = None
+
+    def to_json(self, where: str = "message") -> JSON:
+        check_id(self.peer_id, f"{where}.peer_id")
+        if not isinstance(self.content, str):
+            raise ConfigError(f"{where}.content must be a string")
+        if len(self.content) > MAX_MESSAGE_CHARS:
+            raise ConfigError(
+                f"{where}.content has {len(self.content)} characters; the server "
+                f"allows {MAX_MESSAGE_CHARS}"
+            )
+        body: JSON = {"peer_id": self.peer_id, "content": self.content}
+        if self.metadata is not None:
+            body["metadata"] = check_metadata(self.metadata, f"{where}.metadata")
+        if self.created_at is not None:
+            body["created_at"] = check_timestamp(self.created_at, f"{where}.created_at")
+        if self.configuration is not None:
+            config = check_reasoning_config(self.configuration, f"{where}.configuration")
+            unknown = set(config) - {"reasoning"}
+            if unknown:
+                raise ConfigError(
+                    f"{where}.configuration may hold only 'reasoning' (the server "
+                    f"drops {sorted(unknown)} silently)"
+                )
+            body["configuration"] = config
+        return body
+
+
+@dataclass(frozen=True, slots=True)
+class ConclusionCreate:
+    """One conclusion to write: what ``observer_id`` concludes about ``observed_id``."""
+
+    content: str
+    observer_id: str
+    observed_id: str
+    session_id: str | None = None
+
+    def to_json(self, where: str = "conclusion") -> JSON:
+        if not isinstance(self.content, str) or not self.content:
+            raise ConfigError(f"{where}.content must be a non-empty string")
+        if len(self.content) > MAX_CONCLUSION_CHARS:
+            raise ConfigError(
+                f"{where}.content has {len(self.content)} characters; the server "
+                f"allows {MAX_CONCLUSION_CHARS}"
+            )
+        body: JSON = {
+            "content": self.content,
+            "observer_id": check_id(self.observer_id, f"{where}.observer_id"),
+            "observed_id": check_id(self.observed_id, f"{where}.observed_id"),
+        }
+        if self.session_id is not None:
+            body["session_id"] = check_id(self.session_id, f"{where}.session_id")
+        return body
+
+
+def finite(value: float, what: str, low: float, high: float) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        raise ConfigError(f"{what} must be a finite number")
+    if not low <= value <= high:
+        raise ConfigError(f"{what} must be between {low} and {high}")
+    return float(value)
