@@ -1,0 +1,69 @@
+"""roncho.testing: `FakeHoncho`, an in-process emulator of a Honcho v3 server.
+
+Standard library only, never imported by `import roncho`. It serves HTTP/1.1 on 127.0.0.1 at
+an ephemeral port, keeps everything in memory (two instances share nothing), runs a simulated
+deriver on a background thread, and stops in well under a second.
+
+Use it as a pytest fixture::
+
+    import pytest
+    from roncho.testing import FakeHoncho
+
+    @pytest.fixture
+    def fake_honcho():
+        with FakeHoncho(flush=True) as fake:
+            yield fake
+
+    def test_add(fake_honcho):
+        client = roncho.Client(fake_honcho.url, "ws1")
+        ...
+        assert fake_honcho.requests[-1].path.endswith("/messages")
+
+or from a notebook: `fake = FakeHoncho(); url = fake.url; ...; fake.close()`.
+
+Knobs: `auth` (keys required; `fake.admin_key`, `fake.issue_key(workspace, peer, session)`),
+deriver timing (`deriver_delay`, `enqueue_delay`), its batching gate (`batch_tokens`,
+`batch_max_age`, `flush`), `purge_delay`, `chat_delay`, `stream_chunk_delay`, and
+`workspace_chat=False` for a server without `POST /v3/workspaces/{w}/chat`.
+`fake.faults` holds one-shot faults (`slow_next`, `fail_next`, `stall_stream_next`,
+`close_mid_body_next`); `fake.requests` records every request (Authorization redacted);
+`fake.deriver_log()` tells which gate (`tokens`, `age`, `flush`) released each queue item.
+
+Behaviour follows the reference of the project (observed 3.2.0 / 3.0.12 server where it was
+observed, else the 3.0.12 source): 201/200 get-or-create, 202 deletes with background purge,
+409 workspace delete with active sessions, 405 message delete, 204 conclusion delete with a JSON
+content type, FastAPI's 422 list shape for body errors and Honcho's string shape for filter
+errors, 401 for every auth failure.
+
+Where the emulator differs from the real server:
+
+- Search is keyword matching (distinct case-insensitive words shared with the query, ranked by
+  count then insertion order); no full-text stemming, no embeddings, no semantic hits. The
+  conclusions query ranks the same way but also returns non-matching rows after the matches,
+  as nearest-neighbour search would; `distance` is accepted and ignored.
+- Token counts are `max(1, len(content) // 4)`, not tiktoken `o200k_base` (so an empty message
+  counts 1 token, not 0).
+- The deriver is simulated: one `explicit` conclusion per message and observer, content
+  `"<sender> said: <first 200 chars>"`, no LLM, no deductive/inductive levels, no dreams, no
+  peer cards. Summary items are made every 20th message (per the configuration) and write a
+  short summary built from recent messages. No polling backoff or jitter: a 10 ms tick.
+- Chat answers are deterministic text built from the best keyword-matching conclusions and
+  messages about the subject; `reasoning_level` only validates. In stream mode, missing
+  targets/sessions answer 404 before the stream starts (the real server ends the stream
+  early after a 200). `response_format` fills string properties with the answer text.
+- No cursor pagination, no scopes, no file upload, no `schedule_dream`, no session clone, no
+  `GET .../conclusions/{id}`, no `/metrics`; `/openapi.json` is a stub with only `info`.
+- Workspace deletion purges after `purge_delay` (real: about 1-3.5 s); session deletion too.
+- Keys: `exp` is an ISO string and is honoured (`JWT expired`); the real server may answer
+  `Invalid JWT` for such keys. Keys from one emulator are invalid on another.
+- Filter type checks are lighter than the server's; error texts for bad filters, bad chat
+  filters and the example inside the conclusions-query 422 are paraphrased.
+- Message search includes messages of deleted sessions until their purge.
+"""
+
+from __future__ import annotations
+
+from ._deriver import DeriverRecord
+from ._server import FakeHoncho, Faults, RecordedRequest
+
+__all__ = ["DeriverRecord", "FakeHoncho", "Faults", "RecordedRequest"]

@@ -1,0 +1,372 @@
+"""HTTP plumbing of the emulator: `FakeHoncho`, its fault switches and request record.
+
+One `ThreadingHTTPServer` on 127.0.0.1 (ephemeral port) answers each request on its own daemon
+thread: read the request, record it, apply a pending fault, hand it to `App.dispatch`, write
+the answer with `Connection: close`. Every wait inside the server (slow, stall, chunk delays)
+waits on the close event, so `close()` never hangs on a sleeping handler.
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+import threading
+from dataclasses import dataclass
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from types import TracebackType
+from typing import Any
+from urllib.parse import parse_qsl, unquote, urlsplit
+
+from . import _auth
+from ._common import ApiError
+from ._deriver import DeriverRecord
+from ._options import Options
+from ._routes import App, Request, Response, error_response, json_response
+
+# Seconds a handler waits for the rest of a request before giving up on the client.
+SOCKET_TIMEOUT = 5.0
+# serve_forever's poll interval: bounds how long close() waits for the accept loop.
+POLL_INTERVAL = 0.05
+# Bodies larger than this are refused (the real server has no stated cap; a test tool needs one).
+MAX_REQUEST_BODY = 16 * 1024 * 1024
+_REDACTED = "[redacted]"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RecordedRequest:
+    """One request as received. `path` is as sent (not percent-decoded), `query` keeps the
+    last value of a repeated parameter, `headers` hides the Authorization value."""
+
+    method: str
+    path: str
+    query: dict[str, str]
+    headers: dict[str, str]
+    body: bytes
+    json: object | None
+
+
+class Faults:
+    """One-shot fault switches; each applies to the next matching request, then resets.
+
+    Thread-safe: a test flips a switch from its own thread while the server runs.
+    """
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._slow: float | None = None
+        self._fail: int | None = None
+        self._stall: float | None = None
+        self._close_mid_body = False
+
+    def slow_next(self, seconds: float) -> None:
+        """Delay the next response by `seconds` before anything is sent."""
+        with self._lock:
+            self._slow = float(seconds)
+
+    def fail_next(self, status: int = 500) -> None:
+        """Answer the next request with `status` and `{"detail": ...}` without handling it."""
+        with self._lock:
+            self._fail = int(status)
+
+    def stall_stream_next(self, seconds: float) -> None:
+        """The next streamed chat sends its first chunk, then stalls `seconds`."""
+        with self._lock:
+            self._stall = float(seconds)
+
+    def close_mid_body_next(self) -> None:
+        """The next response declares a longer body than it writes, then the socket closes."""
+        with self._lock:
+            self._close_mid_body = True
+
+    def clear(self) -> None:
+        """Drop every pending fault."""
+        with self._lock:
+            self._slow = self._fail = self._stall = None
+            self._close_mid_body = False
+
+    def _take_request_faults(self) -> tuple[float | None, int | None, bool]:
+        with self._lock:
+            taken = (self._slow, self._fail, self._close_mid_body)
+            self._slow, self._fail, self._close_mid_body = None, None, False
+            return taken
+
+    def _take_stall(self) -> float | None:
+        with self._lock:
+            stall, self._stall = self._stall, None
+            return stall
+
+
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+    allow_reuse_address = False
+    fake: FakeHoncho
+
+
+class _Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    server_version = "roncho-fake"
+    sys_version = ""
+    timeout = SOCKET_TIMEOUT
+    server: _Server
+
+    def log_message(self, format: str, *args: Any) -> None:
+        """Silence the default stderr access log."""
+
+    def do_GET(self) -> None:
+        self._handle()
+
+    do_POST = do_PUT = do_DELETE = do_PATCH = do_HEAD = do_OPTIONS = do_GET
+
+    def _read_body(self) -> bytes:
+        if "chunked" in self.headers.get("Transfer-Encoding", "").lower():
+            parts: list[bytes] = []
+            while True:
+                size = int(self.rfile.readline(1024).split(b";")[0].strip() or b"0", 16)
+                if size == 0:
+                    while self.rfile.readline(1024).strip():
+                        pass
+                    return b"".join(parts)
+                parts.append(self.rfile.read(size))
+                self.rfile.readline(1024)
+        length = int(self.headers.get("Content-Length") or 0)
+        if length > MAX_REQUEST_BODY:
+            raise ApiError(413, "Request body too large")
+        return self.rfile.read(length) if length > 0 else b""
+
+    def _handle(self) -> None:
+        fake = self.server.fake
+        self.close_connection = True
+        try:
+            body = self._read_body()
+        except ApiError as error:
+            self._send(error_response(error), mid_body=False)
+            return
+        except (OSError, ValueError):
+            return
+        split = urlsplit(self.path)
+        query = dict(parse_qsl(split.query, keep_blank_values=True))
+        headers = {
+            key: (_REDACTED if key.lower() == "authorization" else value)
+            for key, value in self.headers.items()
+        }
+        try:
+            parsed: object | None = json.loads(body) if body else None
+        except ValueError:
+            parsed = None
+        fake._record(
+            RecordedRequest(
+                method=self.command,
+                path=split.path,
+                query=query,
+                headers=headers,
+                body=body,
+                json=parsed,
+            )
+        )
+        slow, fail, mid_body = fake.faults._take_request_faults()
+        if slow:
+            fake._closing.wait(slow)
+        if fail is not None:
+            detail = "An unexpected error occurred" if fail == 500 else f"Injected {fail}"
+            self._send(json_response(fail, {"detail": detail}), mid_body=mid_body)
+            return
+        request = Request(
+            method=self.command,
+            path=unquote(split.path),  # reference §1.2: decoded before routing
+            query=query,
+            headers=dict(self.headers.items()),
+            body=body,
+        )
+        try:
+            response = fake._app.dispatch(request)
+        except Exception:
+            response = error_response(ApiError(500, "An unexpected error occurred"))
+        self._send(response, mid_body=mid_body)
+
+    def _send(self, response: Response, *, mid_body: bool) -> None:
+        try:
+            if response.events is not None:
+                self._send_stream(response, mid_body=mid_body)
+                return
+            body = response.body
+            self.send_response(response.status)
+            if response.content_type is not None:
+                self.send_header("Content-Type", response.content_type)
+            if mid_body:
+                self.send_header("Content-Length", str(len(body) + max(16, len(body))))
+                body = body[: len(body) // 2]
+            elif response.status not in (204, 304):
+                self.send_header("Content-Length", str(len(body)))
+            self.send_header("Connection", "close")
+            self.end_headers()
+            if self.command != "HEAD":
+                self.wfile.write(body)
+            self.wfile.flush()
+        except OSError:
+            pass  # the client went away; nothing to tell it
+
+    def _send_stream(self, response: Response, *, mid_body: bool) -> None:
+        fake = self.server.fake
+        events = response.events or []
+        stall = fake.faults._take_stall()
+        self.send_response(response.status)
+        self.send_header("Content-Type", response.content_type or "text/event-stream")
+        self.send_header("Transfer-Encoding", "chunked")
+        self.send_header("Connection", "close")
+        self.end_headers()
+        for index, event in enumerate(events):
+            if index and response.event_delay and fake._closing.wait(response.event_delay):
+                return
+            self.wfile.write(b"%x\r\n%s\r\n" % (len(event), event))
+            self.wfile.flush()
+            if index == 0 and mid_body:
+                return  # headers promised a chunked body; it ends without its last chunk
+            if index == 0 and stall and fake._closing.wait(stall):
+                return
+        self.wfile.write(b"0\r\n\r\n")
+        self.wfile.flush()
+
+
+class FakeHoncho:
+    """An in-process Honcho v3 server on 127.0.0.1 for tests and notebooks.
+
+    It starts listening when constructed and stops on `close()` (or leaving a `with` block).
+
+    Args:
+        auth: require keys (HS256 JWTs) as a server with `AUTH_USE_AUTH=true` does.
+        deriver_delay: seconds from a batch being claimed to its conclusions being written.
+        enqueue_delay: seconds before new queue items become visible (the real server enqueues
+            after the response is sent).
+        batch_tokens: the batching gate's token target per (session, sender); 0 turns it off.
+        batch_max_age: seconds after which a waiting batch is released regardless of tokens.
+        flush: release every batch at once (`DERIVER_FLUSH_ENABLED=true`).
+        purge_delay: seconds from a session/workspace delete being accepted to its purge.
+        chat_delay: seconds a chat takes before answering.
+        stream_chunk_delay: seconds between streamed chat chunks.
+        workspace_chat: serve `POST /v3/workspaces/{w}/chat` (False answers 404 as 3.0.x).
+
+    Raises:
+        ValueError: an option is out of range.
+    """
+
+    def __init__(
+        self,
+        *,
+        auth: bool = False,
+        deriver_delay: float = 0.05,
+        enqueue_delay: float = 0.0,
+        batch_tokens: int = 512,
+        batch_max_age: float = 1800.0,
+        flush: bool = False,
+        purge_delay: float = 0.2,
+        chat_delay: float = 0.0,
+        stream_chunk_delay: float = 0.0,
+        workspace_chat: bool = True,
+    ) -> None:
+        self.options = Options(
+            auth=auth,
+            deriver_delay=deriver_delay,
+            enqueue_delay=enqueue_delay,
+            batch_tokens=batch_tokens,
+            batch_max_age=batch_max_age,
+            flush=flush,
+            purge_delay=purge_delay,
+            chat_delay=chat_delay,
+            stream_chunk_delay=stream_chunk_delay,
+            workspace_chat=workspace_chat,
+        )
+        self.faults = Faults()
+        self._secret = secrets.token_bytes(32)
+        self._app = App(self.options, self._secret)
+        self._requests: list[RecordedRequest] = []
+        self._requests_lock = threading.Lock()
+        self._closing = threading.Event()
+        self._closed = False
+        self._server = _Server(("127.0.0.1", 0), _Handler)
+        self._server.fake = self
+        self._thread = threading.Thread(
+            target=self._server.serve_forever,
+            kwargs={"poll_interval": POLL_INTERVAL},
+            name="roncho-fake-http",
+            daemon=True,
+        )
+        self._thread.start()
+        self._app.deriver.start()
+        self.admin_key: str = _auth.mint(self._secret, admin=True)
+        """An admin key (valid whether or not `auth` is on)."""
+
+    @property
+    def host(self) -> str:
+        return "127.0.0.1"
+
+    @property
+    def port(self) -> int:
+        return int(self._server.server_address[1])
+
+    @property
+    def url(self) -> str:
+        """Base URL, e.g. `http://127.0.0.1:54321` (no trailing slash)."""
+        return f"http://127.0.0.1:{self.port}"
+
+    def issue_key(
+        self,
+        workspace: str | None = None,
+        peer: str | None = None,
+        session: str | None = None,
+        *,
+        expires_at: str | None = None,
+    ) -> str:
+        """Mint a key scoped like `POST /v3/keys` would (no scope at all gives an admin key)."""
+        if workspace is None and peer is None and session is None:
+            return self.admin_key
+        return _auth.mint(
+            self._secret, workspace=workspace, peer=peer, session=session, expires_at=expires_at
+        )
+
+    @property
+    def requests(self) -> list[RecordedRequest]:
+        """Every request received so far, oldest first (a copy)."""
+        with self._requests_lock:
+            return list(self._requests)
+
+    def clear_requests(self) -> None:
+        with self._requests_lock:
+            self._requests.clear()
+
+    def _record(self, request: RecordedRequest) -> None:
+        with self._requests_lock:
+            self._requests.append(request)
+
+    def deriver_log(self) -> list[DeriverRecord]:
+        """Every completed deriver queue item with the gate that released it, oldest first.
+
+        `gate` is `"tokens"`, `"age"` or `"flush"` for representation items and `"immediate"`
+        for summary items.
+        """
+        return self._app.deriver.log()
+
+    def close(self) -> None:
+        """Stop serving and the deriver; idempotent."""
+        if self._closed:
+            return
+        self._closed = True
+        self._closing.set()
+        self._server.shutdown()
+        self._server.server_close()
+        self._app.deriver.stop()
+        self._thread.join(timeout=2.0)
+
+    def __enter__(self) -> FakeHoncho:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        state = "closed" if self._closed else self.url
+        return f"<FakeHoncho {state} auth={self.options.auth}>"
