@@ -109,6 +109,9 @@ class _Handler(BaseHTTPRequestHandler):
     timeout = SOCKET_TIMEOUT
     server: _Server
 
+    def version_string(self) -> str:
+        return self.server_version
+
     def log_message(self, format: str, *args: Any) -> None:
         """Silence the default stderr access log."""
 
