@@ -135,7 +135,7 @@ class Deriver:
             session.message_count += 1
             count = session.message_count
             if summaries_on and (count % short_every == 0 or count % long_every == 0):
-                ws.queue.append(self._item(ws, session, message, "summary", (), visible_at))
+                self._add(ws, self._item(ws, session, message, "summary", (), visible_at))
             if not reasoning_enabled(message, session, ws):
                 continue
             if not sender_observed(ws, session, message.peer_id):
@@ -145,10 +145,15 @@ class Deriver:
                 for name, member in session.members.items()
                 if member.active and member.observe_others and name != message.peer_id
             ]
-            ws.queue.append(
-                self._item(ws, session, message, "representation", tuple(observers), visible_at)
+            self._add(
+                ws,
+                self._item(ws, session, message, "representation", tuple(observers), visible_at),
             )
         self._store.changed.notify_all()
+
+    def _add(self, ws: Workspace, item: QueueItem) -> None:
+        ws.queue.append(item)
+        ws.open_items.append(item)
 
     def _item(
         self,
@@ -190,7 +195,7 @@ class Deriver:
 
     def _claim(self, ws: Workspace, now: float) -> None:
         groups: dict[tuple[str, str], list[QueueItem]] = {}
-        for item in ws.queue:
+        for item in ws.open_items:
             if item.state != "pending" or item.visible_at > now:
                 continue
             if item.task == "summary":
@@ -214,7 +219,8 @@ class Deriver:
         return None
 
     def _complete(self, ws: Workspace, now: float) -> None:
-        for item in ws.queue:
+        finished = False
+        for item in ws.open_items:
             if item.state != "in_progress" or item.claimed_at is None:
                 continue
             if now - item.claimed_at < self._options.deriver_delay:
@@ -224,6 +230,7 @@ class Deriver:
             else:
                 self._write_summary(ws, item)
             item.state, item.completed_at = "completed", now
+            finished = True
             self._log.append(
                 DeriverRecord(
                     workspace_id=ws.id,
@@ -238,6 +245,8 @@ class Deriver:
                     completed_at=now,
                 )
             )
+        if finished:
+            ws.open_items = [item for item in ws.open_items if item.state != "completed"]
 
     def _write_conclusions(self, ws: Workspace, item: QueueItem) -> None:
         sender = item.sender or ""

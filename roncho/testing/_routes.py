@@ -296,11 +296,13 @@ class App:
 
     def _dispatch(self, request: Request) -> Response:
         path_matched = False
+        # Starlette serves HEAD wherever it serves GET.
+        method = "GET" if request.method == "HEAD" else request.method
         for route in self.routes:
             match = route.pattern.match(request.path)
             if match is None:
                 continue
-            if route.method != request.method:
+            if route.method != method:
                 path_matched = True
                 continue
             params = match.groupdict()
@@ -737,6 +739,7 @@ class App:
         ws.messages = [m for m in ws.messages if m.session_id != name]
         ws.conclusions = [c for c in ws.conclusions if c.session_id != name]
         ws.queue = [q for q in ws.queue if q.session_internal_id != session.internal_id]
+        ws.open_items = [q for q in ws.open_items if q.session_internal_id != session.internal_id]
         if ws.sessions.get(name) is session:
             del ws.sessions[name]
 

@@ -118,6 +118,8 @@ class Workspace:
     messages: list[Message] = field(default_factory=list)
     conclusions: list[Conclusion] = field(default_factory=list)
     queue: list[QueueItem] = field(default_factory=list)
+    # The queue items not yet completed: all the deriver scans on each tick.
+    open_items: list[QueueItem] = field(default_factory=list)
     cards: dict[tuple[str, str], list[str]] = field(default_factory=dict)
     deleting: bool = False
 

@@ -136,3 +136,8 @@ def test_bad_options_are_refused() -> None:
         except ValueError:
             continue
         raise AssertionError(f"accepted {kwargs}")
+
+
+def test_head_is_served_where_get_is(api: Api) -> None:
+    reply = api.call("HEAD", "/health")
+    assert (reply.status, reply.body) == (200, b"")

@@ -224,3 +224,12 @@ def test_session_purge_removes_its_conclusions(flushing: Api) -> None:
         what="purge of the session's conclusions",
     )
     assert flushing.queue("w")["total_work_units"] == 0
+
+
+def test_many_messages_settle_quickly(flushing: Api) -> None:
+    for batch in range(10):
+        items = [("alice", f"batch {batch} message {i}") for i in range(100)]
+        assert flushing.add_messages("w", "s", *items).status == 201
+    status = settled(flushing)
+    # 1000 representation items plus one summary item every 20th message.
+    assert status["completed_work_units"] == 1000 + 50
