@@ -70,9 +70,7 @@ class Api:
             conn.request(method, path, body=data, headers=sent_headers)
             response = conn.getresponse()
             payload = response.read()
-            return Reply(
-                response.status, {k.lower(): v for k, v in response.getheaders()}, payload
-            )
+            return Reply(response.status, {k.lower(): v for k, v in response.getheaders()}, payload)
         finally:
             conn.close()
 
