@@ -64,6 +64,7 @@ Where the emulator differs from the real server:
 from __future__ import annotations
 
 from ._deriver import DeriverRecord
+from ._options import Options
 from ._server import FakeHoncho, Faults, RecordedRequest
 
-__all__ = ["DeriverRecord", "FakeHoncho", "Faults", "RecordedRequest"]
+__all__ = ["DeriverRecord", "FakeHoncho", "Faults", "Options", "RecordedRequest"]

@@ -906,6 +906,9 @@ class App:
         parsed = [self._message_input(item, ["body", "messages", i]) for i, item in enumerate(raw)]
         with self.store.lock:
             ws = self._ws_or_create(ctx.w)
+            for item in parsed:
+                if item["peer_id"] not in ws.peers and not ID_PATTERN.match(item["peer_id"]):
+                    self._peer_or_create(ws, item["peer_id"])  # raises the 422
             session, _ = self._session_or_create(ws, ctx.params["s"])
             for item in parsed:
                 self._peer_or_create(ws, item["peer_id"])

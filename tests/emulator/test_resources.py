@@ -332,3 +332,9 @@ def test_context_representation_card_summaries(api: Api) -> None:
     representation = api.post(f"{W}/w/peers/alice/representation", {})
     assert representation.status == 200 and "representation" in representation.json
     assert api.get(f"{W}/w/peers/ghost/context").detail == "Peer not found"
+
+
+def test_bad_author_creates_no_session(api: Api) -> None:
+    path = f"{W}/w/sessions/s/messages"
+    assert api.post(path, {"messages": [{"peer_id": "bad name", "content": "x"}]}).status == 422
+    assert api.post(f"{W}/w/sessions/list").json["total"] == 0
