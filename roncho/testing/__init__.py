@@ -7,6 +7,7 @@ deriver on a background thread, and stops in well under a second.
 Use it as a pytest fixture::
 
     import pytest
+    import roncho
     from roncho.testing import FakeHoncho
 
     @pytest.fixture
@@ -16,8 +17,9 @@ Use it as a pytest fixture::
 
     def test_add(fake_honcho):
         client = roncho.Client(fake_honcho.url, "ws1")
-        ...
-        assert fake_honcho.requests[-1].path.endswith("/messages")
+        client.add_messages("s1", [roncho.MessageCreate(peer_id="alice", content="hi")])
+        assert fake_honcho.requests[-1].path == "/v3/workspaces/ws1/sessions/s1/messages"
+        assert fake_honcho.deriver_log()  # or poll client.queue_status()
 
 or from a notebook: `fake = FakeHoncho(); url = fake.url; ...; fake.close()`.
 

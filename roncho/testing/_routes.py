@@ -231,6 +231,8 @@ class App:
         self.store = Store()
         self.deriver = Deriver(self.store, options)
         self.routes: list[Route] = []
+        # How a handler waits; the server swaps in its close event so close() cuts it short.
+        self.wait: Callable[[float], object] = time.sleep
         self._register()
 
     # ---- routing ----
@@ -1251,7 +1253,7 @@ class App:
 
     def _chat_response(self, options: dict[str, Any], answer: _Answer) -> Response:
         if self.options.chat_delay:
-            time.sleep(self.options.chat_delay)
+            self.wait(self.options.chat_delay)
         content = answer.text
         schema = options["response_format"]
         if schema is not None:

@@ -284,6 +284,7 @@ class FakeHoncho:
         self._requests: list[RecordedRequest] = []
         self._requests_lock = threading.Lock()
         self._closing = threading.Event()
+        self._app.wait = self._closing.wait
         self._closed = False
         self._server = _Server(("127.0.0.1", 0), _Handler)
         self._server.fake = self
