@@ -8,7 +8,7 @@ Strategy: ``build_request`` renders one request (always ``Connection: close``). 
 ``next_event()`` returns None when it needs more bytes. The parser's states::
 
     HEAD --1xx--> HEAD
-    HEAD --(HEAD request, 204, 304)--> DONE
+    HEAD --(HEAD request, 204, 304)--> LENGTH(0) -> DONE
     HEAD --Transfer-Encoding: chunked--> CHUNK_SIZE -> CHUNK_DATA -> CHUNK_END -> CHUNK_SIZE ...
                                          CHUNK_SIZE(0) -> TRAILERS -> DONE
     HEAD --Content-Length--> LENGTH -> DONE
@@ -201,7 +201,9 @@ class ResponseParser:
     def _maybe_read_one_head(self) -> ResponseHead | None:
         match = _HEAD_END.search(self._buf, self._scan_from)
         if match is None:
-            if len(self._buf) > self._max_header:
+            # Up to 3 bytes of the blank-line terminator may already be here (CR LF CR),
+            # so the cap is judged the same way whatever the split of the reads.
+            if len(self._buf) - 3 > self._max_header:
                 raise ResponseTooLargeError(
                     f"response header section exceeds {self._max_header} bytes"
                 )
@@ -234,7 +236,9 @@ class ResponseParser:
         lengths = head.get_all("content-length")
         codings = head.get_all("transfer-encoding")
         if self._head_request or head.status in (204, 304):
-            self._state = _State.DONE
+            # No body whatever the headers say (RFC 9112 §6.3); still end with ResponseEnd.
+            self._remaining = 0
+            self._state = _State.LENGTH
             return
         if codings:
             if lengths:
@@ -258,7 +262,7 @@ class ResponseParser:
                     f"response announces {length} bytes, over the cap of {self._max_body}"
                 )
             self._remaining = length
-            self._state = _State.LENGTH if length else _State.DONE
+            self._state = _State.LENGTH  # a zero length ends with ResponseEnd at once
             return
         self._state = _State.UNTIL_CLOSE
 
@@ -349,12 +353,14 @@ class ResponseParser:
             return ResponseEnd()
         match = _HEAD_END.search(self._buf, self._scan_from)
         if match is None:
-            if len(self._buf) > self._max_header:
+            if len(self._buf) - 3 > self._max_header:
                 raise ResponseTooLargeError("response trailer section is too large")
             if self._eof:
                 raise ProtocolError("connection closed before the final chunk's trailers ended")
             self._scan_from = max(0, len(self._buf) - 3)
             return None
+        if match.start() > self._max_header:
+            raise ResponseTooLargeError("response trailer section is too large")
         raw = bytes(self._buf[: match.start()])
         del self._buf[: match.end()]
         lines = [line[:-1] if line.endswith(b"\r") else line for line in raw.split(b"\n")]
@@ -365,7 +371,7 @@ class ResponseParser:
     def _maybe_take_line(self, limit: int, what: str) -> bytes | None:
         end = self._buf.find(b"\n", 0, limit + 2)
         if end < 0:
-            if len(self._buf) > limit:
+            if len(self._buf) > limit + 1:  # the line and its CR, LF still to come
                 raise ProtocolError(f"{what} is too long")
             if self._eof:
                 raise ProtocolError(f"connection closed in a {what}")
