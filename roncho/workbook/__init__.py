@@ -1,0 +1,49 @@
+"""roncho.workbook: the investigation logic the notebooks call (standard library only).
+
+Never imported by ``import roncho``. Each probe takes a `Target` (a real server or the
+in-process emulator), writes only into scratch workspaces it creates and deletes, and
+returns a `Finding`: a one-line answer, CSV-ready tables and the evidence (every call with
+its status and body). Tables, plots and result files are the notebooks' helper's business
+(``notebooks/_lab.py``), so memoryd never pulls pandas.
+"""
+
+from __future__ import annotations
+
+from ._auth import probe_auth
+from ._deletion import probe_deletion
+from ._deriver import SWITCHES, Switch, measure_latency, measure_switches
+from ._differences import probe_differences
+from ._filters import probe_filters
+from ._finding import Finding, wait_until
+from ._health import probe_health
+from ._provenance import probe_provenance
+from ._raw import RawClient, RawReply
+from ._target import EMULATOR_LABEL, RunInfo, Target, describe, open_target, server_label
+from ._trace import Call, Trace
+from ._workspace import probe_workspace_delete
+
+__all__ = [
+    "EMULATOR_LABEL",
+    "SWITCHES",
+    "Call",
+    "Finding",
+    "RawClient",
+    "RawReply",
+    "RunInfo",
+    "Switch",
+    "Target",
+    "Trace",
+    "describe",
+    "measure_latency",
+    "measure_switches",
+    "open_target",
+    "probe_auth",
+    "probe_deletion",
+    "probe_differences",
+    "probe_filters",
+    "probe_health",
+    "probe_provenance",
+    "probe_workspace_delete",
+    "server_label",
+    "wait_until",
+]

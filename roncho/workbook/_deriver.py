@@ -1,0 +1,304 @@
+"""Q3: how long from a message to its first derived conclusion, and which switches stop it.
+
+Latency (A12). Each trial sends one message into its own scratch session (the deriver
+batches per session and sender), then polls ``queue_status(session_id=...)`` and
+``list_conclusions`` every ``poll`` seconds until a conclusion from that session shows up
+or the trial's bound runs out. Messages above the deriver's 512-token gate are sent one
+trial at a time; messages below it are sent together and watched together, because on a
+real server each may wait for the 30-minute age gate.
+
+Which gate released a batch: on the emulator ``FakeHoncho.deriver_log()`` says; on a real
+server it is inferred (above the gate and quick = tokens; below and about the age gate =
+age; below and quick = flush is on).
+
+Switches. One message per case, each in its own session (and the workspace-level case in
+its own scratch workspace), then poll until the control case has its conclusion and a
+settling time has passed; count the work units the queue showed and the conclusions made.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+from .._client import Client
+from .._errors import RonchoError
+from .._models import MessageCreate
+from ._finding import Finding, sample_text
+from ._target import Target
+
+# Message sizes: well below and well above the 512-token gate (o200k counts English at about
+# 4.5 characters per token; the emulator at 4).
+BELOW_GATE_CHARS = 120
+ABOVE_GATE_CHARS = 4000
+# "Released quickly" means within this share of the age gate.
+QUICK_SHARE = 0.5
+
+
+@dataclass(slots=True, kw_only=True)
+class _Watch:
+    trial: int
+    size: str
+    session: str
+    chars: int
+    bound: float
+    client: Client
+    message_id: str = ""
+    tokens: int | None = None
+    sent_at: str = ""
+    post_s: float = 0.0
+    created: float = 0.0
+    latency: float | None = None
+    first_queued: float | None = None
+    done: bool = False
+    series: list[dict[str, Any]] = field(default_factory=list)
+
+
+def measure_latency(
+    target: Target,
+    prefix: str,
+    *,
+    trials: int,
+    poll: float,
+    above_bound: float,
+    below_bound: float,
+    age_gate: float,
+) -> Finding:
+    """Run ``trials`` above-gate trials one by one, then ``trials`` below-gate ones together."""
+    finding = Finding(question="Q3 deriver latency")
+    with target.scratch(prefix) as client:
+        for n in range(trials):
+            watch = _send(client, n, "above", ABOVE_GATE_CHARS, above_bound)
+            _poll([watch], poll)
+            _record(finding, target, watch, age_gate)
+        below = [_send(client, n, "below", BELOW_GATE_CHARS, below_bound) for n in range(trials)]
+        _poll(below, poll)
+        for watch in below:
+            _record(finding, target, watch, age_gate)
+    rows = finding.tables["latency"]
+    finding.answer = _latency_answer(rows)
+    return finding
+
+
+def _send(client: Client, n: int, size: str, chars: int, bound: float) -> _Watch:
+    session = f"q3-{size}-{n}"
+    peer = f"q3-{size}-user"
+    client.get_or_create_session(session, peers={peer: {}})
+    watch = _Watch(trial=n, size=size, session=session, chars=chars, bound=bound, client=client)
+    watch.sent_at = datetime.now(UTC).isoformat(timespec="milliseconds")
+    started = time.monotonic()
+    (message,) = client.add_messages(
+        session, [MessageCreate(peer, sample_text(chars, f"trial-{size}-{n}"))]
+    )
+    watch.created = time.monotonic()
+    watch.post_s = watch.created - started
+    watch.message_id = message.id
+    watch.tokens = message.token_count
+    return watch
+
+
+def _poll(watches: list[_Watch], poll: float) -> None:
+    """Poll every unfinished watch each round until each has a conclusion or its bound."""
+    while True:
+        open_ = [w for w in watches if not w.done]
+        if not open_:
+            return
+        for w in open_:
+            now = time.monotonic() - w.created
+            queue = _queue(w.client, w.session)
+            count = _conclusions(w.client, w.session)
+            w.series.append({"t": round(now, 3), **queue, "conclusions": count})
+            if w.first_queued is None and queue.get("total", 0) > 0:
+                w.first_queued = now
+            if count > 0:
+                w.latency, w.done = now, True
+            elif now >= w.bound:
+                w.done = True
+        time.sleep(poll)
+
+
+def _queue(client: Client, session: str) -> dict[str, int]:
+    try:
+        status = client.queue_status(session_id=session)
+    except RonchoError:
+        return {"total": -1, "pending": -1, "in_progress": -1, "completed": -1}
+    return {
+        "total": status.total_work_units,
+        "pending": status.pending_work_units,
+        "in_progress": status.in_progress_work_units,
+        "completed": status.completed_work_units,
+    }
+
+
+def _conclusions(client: Client, session: str) -> int:
+    try:
+        return client.list_conclusions({"session_id": session}, size=1).total
+    except RonchoError:
+        return 0
+
+
+def _gate(target: Target, watch: _Watch, age_gate: float) -> tuple[str, str]:
+    """(gate, how it is known) for the batch holding the watch's message."""
+    if target.fake is not None:
+        for record in target.fake.deriver_log():
+            if record.message_id == watch.message_id and record.task == "representation":
+                return str(record.gate), "emulator deriver_log()"
+        return "not released", "emulator deriver_log()"
+    if watch.latency is None:
+        return "not released within the bound", "inferred"
+    quick = watch.latency < QUICK_SHARE * age_gate
+    if watch.size == "above":
+        return ("tokens" if quick else "age or slow deriver"), "inferred"
+    return ("flush (DERIVER_FLUSH_ENABLED)" if quick else "age"), "inferred"
+
+
+def _record(finding: Finding, target: Target, watch: _Watch, age_gate: float) -> None:
+    gate, how = _gate(target, watch, age_gate)
+    finding.table("latency").append(
+        {
+            "trial": watch.trial,
+            "size": watch.size,
+            "chars": watch.chars,
+            "tokens": watch.tokens,
+            "sent_at": watch.sent_at,
+            "post_s": round(watch.post_s, 4),
+            "first_in_queue_s": watch.first_queued,
+            "first_conclusion_s": None if watch.latency is None else round(watch.latency, 3),
+            "timed_out": watch.latency is None,
+            "bound_s": watch.bound,
+            "gate": gate,
+            "gate_source": how,
+            "polls": len(watch.series),
+        }
+    )
+    series = finding.table("queue_series")
+    for point in watch.series:
+        series.append({"trial": watch.trial, "size": watch.size, **point})
+
+
+def _latency_answer(rows: list[dict[str, Any]]) -> str:
+    parts = []
+    for size in ("above", "below"):
+        got = [r["first_conclusion_s"] for r in rows if r["size"] == size and not r["timed_out"]]
+        total = sum(1 for r in rows if r["size"] == size)
+        gates = sorted({str(r["gate"]) for r in rows if r["size"] == size})
+        span = f"{min(got):.2f}-{max(got):.2f}s" if got else "none"
+        parts.append(
+            f"{size} the 512-token gate: {len(got)}/{total} derived ({span}), "
+            f"gate {'/'.join(gates)}"
+        )
+    return "; ".join(parts) + "."
+
+
+# -- switches -------------------------------------------------------------------------------
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Switch:
+    """One way to turn derivation off (or the control case that leaves it on)."""
+
+    name: str
+    peer_config: dict[str, Any] | None = None
+    session_peer: dict[str, Any] | None = None
+    session_config: dict[str, Any] | None = None
+    message_config: dict[str, Any] | None = None
+    workspace_off: bool = False
+    expect_derived: bool = False
+
+
+OFF = {"reasoning": {"enabled": False}}
+SWITCHES: tuple[Switch, ...] = (
+    Switch(name="control (nothing switched off)", expect_derived=True),
+    Switch(name="peer observe_me false", peer_config={"observe_me": False}),
+    Switch(
+        name="session-peer observe_me false, peer observe_me true",
+        peer_config={"observe_me": True},
+        session_peer={"observe_me": False},
+    ),
+    Switch(name="message reasoning.enabled false", message_config=OFF),
+    Switch(name="session reasoning.enabled false", session_config=OFF),
+    Switch(name="workspace reasoning.enabled false", workspace_off=True),
+)
+
+
+def measure_switches(
+    target: Target, prefix: str, *, poll: float, bound: float, settle: float
+) -> Finding:
+    """Send one above-gate message per switch case and see which ones are derived."""
+    finding = Finding(question="Q3 derivation switches")
+    with (
+        target.scratch(prefix) as client,
+        target.scratch(prefix + "-off", configuration=OFF) as off,
+    ):
+        cases = [
+            _start_case(off if s.workspace_off else client, i, s) for i, s in enumerate(SWITCHES)
+        ]
+        started = time.monotonic()
+        control = cases[0]
+        settle_until: float | None = None
+        while True:
+            now = time.monotonic() - started
+            for case in cases:
+                _observe(case)
+            if settle_until is None and control["conclusions"] > 0:
+                settle_until = now + max(settle, now)
+            if (settle_until is not None and now >= settle_until) or now >= bound:
+                break
+            time.sleep(poll)
+        for case in cases:
+            finding.table("switches").append(_switch_row(case))
+    rows = finding.tables["switches"]
+    agree = sum(1 for r in rows if r["agrees"])
+    finding.answer = (
+        f"{agree}/{len(rows)} cases as the source says: "
+        + "; ".join(f"{r['case']}: {r['verdict']}" for r in rows)
+        + "."
+    )
+    return finding
+
+
+def _start_case(client: Client, index: int, switch: Switch) -> dict[str, Any]:
+    peer = f"q3-switch-{index}"
+    session = f"q3-switch-{index}"
+    client.get_or_create_peer(peer, configuration=switch.peer_config)
+    client.get_or_create_session(
+        session, peers={peer: switch.session_peer or {}}, configuration=switch.session_config
+    )
+    content = sample_text(ABOVE_GATE_CHARS, f"switch-{index}")
+    client.add_messages(
+        session, [MessageCreate(peer, content, configuration=switch.message_config)]
+    )
+    return {
+        "switch": switch,
+        "client": client,
+        "session": session,
+        "sent": 1,
+        "units": 0,
+        "conclusions": 0,
+    }
+
+
+def _observe(case: dict[str, Any]) -> None:
+    queue = _queue(case["client"], case["session"])
+    case["units"] = max(case["units"], queue["total"])
+    case["conclusions"] = _conclusions(case["client"], case["session"])
+
+
+def _switch_row(case: dict[str, Any]) -> dict[str, Any]:
+    switch: Switch = case["switch"]
+    derived = case["conclusions"] > 0
+    if derived:
+        verdict = "derived"
+    elif case["units"] > 0:
+        verdict = "queued but not derived in time"
+    else:
+        verdict = "stopped (no work unit, no conclusion)"
+    return {
+        "case": switch.name,
+        "messages sent": case["sent"],
+        "work units seen": case["units"],
+        "conclusions": case["conclusions"],
+        "verdict": verdict,
+        "expected": "derived" if switch.expect_derived else "stopped",
+        "agrees": derived == switch.expect_derived and (derived or case["units"] == 0),
+    }

@@ -1,0 +1,300 @@
+"""Q8: for each difference listed in reference §5, what does this server do?
+
+Quick re-probes in one scratch workspace (raw calls, so every status and shape is seen as
+sent). Each row names the topic, what the sources say, what this server did, and which
+source it agrees with.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from ._finding import Finding
+from ._raw import RawClient, RawReply
+from ._target import Target
+
+PEER = "q8-user"
+# What a source says when it says nothing about the topic: never counted as agreement.
+_SILENT = frozenset({"not tried", "-", "untyped"})
+SESSION = "q8-session"
+
+
+def _status(reply: RawReply | None) -> str:
+    return "no answer" if reply is None else str(reply.status)
+
+
+def _shape(reply: RawReply | None) -> str:
+    data = reply.json if reply else None
+    if isinstance(data, list):
+        return "bare array"
+    if isinstance(data, dict):
+        return "object {" + ",".join(sorted(data)[:6]) + "}"
+    return _status(reply)
+
+
+def probe_differences(target: Target, prefix: str) -> Finding:
+    """Run the whole Q8 probe; see the module docstring."""
+    finding = Finding(question="Q8 differences")
+    t = finding.trace
+    rows = finding.table("differences")
+
+    def add(
+        topic: str,
+        src: str,
+        oas33: str,
+        obs: str,
+        seen: str,
+        agree: Callable[[str], bool] | None = None,
+    ) -> None:
+        sources = {"SRC 3.0.12": src, "OAS-3.3/docs": oas33, "OBS 3.2.0": obs}
+        matches = [
+            name
+            for name, said in sources.items()
+            if said not in _SILENT and (agree or _same(seen))(said)
+        ]
+        rows.append(
+            {
+                "topic": topic,
+                "SRC 3.0.12": src,
+                "OAS-3.3/docs": oas33,
+                "OBS 3.2.0": obs,
+                "this server": seen,
+                "agrees with": ", ".join(matches) or "none",
+            }
+        )
+
+    with target.scratch(prefix) as client:
+        raw = target.raw(client.workspace)
+        peer_new = t.raw("create peer (new)", raw, "POST", raw.ws_path("peers"), {"id": PEER})
+        peer_old = t.raw("create peer (again)", raw, "POST", raw.ws_path("peers"), {"id": PEER})
+        sess = t.raw("create session (new)", raw, "POST", raw.ws_path("sessions"), {"id": SESSION})
+        add(
+            "create status peer/session (new, existing)",
+            "201/200",
+            "200 only",
+            "201 (new), 200 (existing)",
+            f"{_status(peer_new)}/{_status(peer_old)}, session {_status(sess)}",
+            lambda said: said.startswith(f"{_status(peer_new)}") and _status(peer_old) in said,
+        )
+        msgs = t.raw(
+            "add a message",
+            raw,
+            "POST",
+            raw.ws_path("sessions", SESSION, "messages"),
+            {"messages": [{"peer_id": PEER, "content": "apple pie on sunday"}]},
+        )
+        concl = t.raw(
+            "create a conclusion",
+            raw,
+            "POST",
+            raw.ws_path("conclusions"),
+            {
+                "conclusions": [
+                    {"content": "likes apple pie", "observer_id": PEER, "observed_id": PEER}
+                ]
+            },
+        )
+        add(
+            "messages / conclusions create status",
+            "201",
+            "201",
+            "201",
+            f"{_status(msgs)}/{_status(concl)}",
+            lambda said: all(s == said for s in (_status(msgs), _status(concl))),
+        )
+        item: Any = concl.json[0] if concl and isinstance(concl.json, list) and concl.json else {}
+        fields = (
+            f"source_ids={item.get('source_ids', 'absent')!r}, "
+            f"times_derived={item.get('times_derived', 'absent')!r}"
+        )
+        add(
+            "conclusion fields",
+            "no source_ids, no times_derived",
+            "source_ids[], times_derived",
+            "source_ids: null",
+            fields,
+            lambda said: _fields_agree(said, item),
+        )
+        search = t.raw("workspace search", raw, "POST", raw.ws_path("search"), {"query": "apple"})
+        add(
+            "search response",
+            "bare array",
+            "docs show {items}",
+            "bare array",
+            _shape(search),
+            lambda said: (said == "bare array") == (_shape(search) == "bare array"),
+        )
+        query = t.raw(
+            "conclusions query without observer/observed",
+            raw,
+            "POST",
+            raw.ws_path("conclusions", "query"),
+            {"query": "apple"},
+        )
+        add(
+            "conclusions query without observer/observed",
+            "422",
+            "filters optional (200)",
+            "422",
+            _status(query),
+        )
+        wchat = t.raw("workspace chat", raw, "POST", raw.ws_path("chat"), {"query": "hi"})
+        add(
+            "workspace chat route",
+            "absent (404/405)",
+            "present (200)",
+            "not tried",
+            _status(wchat),
+            lambda said: ("200" in said) == (_status(wchat) == "200"),
+        )
+        evid = t.raw(
+            "peer chat include_evidence",
+            raw,
+            "POST",
+            raw.ws_path("peers", PEER, "chat"),
+            {"query": "what does the user like?", "include_evidence": True},
+        )
+        has_evidence = isinstance(evid.json if evid else None, dict) and "evidence" in (
+            evid.json if evid else {}
+        )
+        add(
+            "include_evidence on chat",
+            "absent",
+            "present",
+            "not tried",
+            f"{_status(evid)}, evidence {'returned' if has_evidence else 'not returned'}",
+            lambda said: (said == "present") == has_evidence,
+        )
+        cursor = t.raw(
+            "messages/list with cursor=",
+            raw,
+            "POST",
+            raw.ws_path("sessions", SESSION, "messages", "list"),
+            {},
+            query={"cursor": ""},
+        )
+        has_cursor = isinstance(cursor.json if cursor else None, dict) and "next_page" in (
+            cursor.json if cursor else {}
+        )
+        add(
+            "cursor pagination",
+            "absent",
+            "present",
+            "not tried",
+            f"{_status(cursor)}, {'cursor page' if has_cursor else 'page/total page'}",
+            lambda said: (said == "present") == has_cursor,
+        )
+        cid = str(item.get("id", "missing"))
+        one = t.raw("GET one conclusion", raw, "GET", raw.ws_path("conclusions", cid))
+        add(
+            "GET .../conclusions/{id}",
+            "absent",
+            "present",
+            "not tried",
+            _status(one),
+            lambda said: (said == "present") == (_status(one) == "200"),
+        )
+        scopes = t.raw("list scopes", raw, "POST", raw.ws_path("scopes", "list"), {})
+        add(
+            "scopes routes",
+            "present (post-release)",
+            "present",
+            "not tried",
+            f"{_status(scopes)} {scopes.detail if scopes else ''}",
+            lambda said: said.startswith("present") == (_status(scopes) == "200"),
+        )
+        listed = client.list_messages(SESSION).items
+        mid = listed[0].id if listed else "missing"
+        mdel = t.raw(
+            "DELETE a message", raw, "DELETE", raw.ws_path("sessions", SESSION, "messages", mid)
+        )
+        add(
+            "message DELETE",
+            "absent",
+            "absent",
+            "405 Method Not Allowed",
+            f"{_status(mdel)} {mdel.detail if mdel else ''}",
+            lambda said: (
+                said.startswith(_status(mdel))
+                or (said == "absent" and _status(mdel) in ("404", "405"))
+            ),
+        )
+        sdel = t.raw("delete the session", raw, "DELETE", raw.ws_path("sessions", SESSION))
+        add(
+            "session delete",
+            '202 {"message":"Session deleted successfully"}',
+            "untyped",
+            "same as SRC",
+            f"{_status(sdel)} {sdel.text() if sdel else ''}",
+            lambda said: (
+                (
+                    "Session deleted successfully" in said
+                    and sdel is not None
+                    and "Session deleted successfully" in sdel.text()
+                )
+                or (
+                    said == "same as SRC"
+                    and sdel is not None
+                    and "Session deleted successfully" in sdel.text()
+                )
+            ),
+        )
+        health = t.raw("GET /health", raw, "GET", "/health")
+        version_header = any("version" in h for h in (health.headers if health else {}))
+        add(
+            "/health",
+            '{"status":"ok"}, no version',
+            "untyped",
+            '{"status":"ok"}, no version',
+            f"{health.text() if health else 'no answer'}"
+            f"{', version header' if version_header else ', no version'}",
+            lambda said: (
+                '{"status":"ok"}' in said.replace(" ", "")
+                and not version_header
+                and health is not None
+                and '"ok"' in health.text()
+            ),
+        )
+        keys = _keys(t, raw, client.workspace)
+        add(
+            "POST /v3/keys without a key",
+            "405 when auth off; 401 when on",
+            "-",
+            "405 Feature is disabled (auth off)",
+            keys,
+            lambda said: keys.split(" ")[0] in said,
+        )
+    agree = sum(1 for r in rows if "OBS" in r["agrees with"] or "SRC" in r["agrees with"])
+    newer = [
+        r["topic"] for r in rows if "OAS-3.3" in r["agrees with"] and "SRC" not in r["agrees with"]
+    ]
+    finding.answer = (
+        f"{agree}/{len(rows)} topics match the 3.0.12 source or the observed 3.2.0 server; "
+        f"newer (3.3) behaviour seen in: {', '.join(newer) or 'none'}."
+    )
+    return finding
+
+
+def _same(seen: str) -> Callable[[str], bool]:
+    return lambda said: said == seen or said.split(" ")[0] == seen.split(" ")[0]
+
+
+def _fields_agree(said: str, item: dict[str, Any]) -> bool:
+    if said.startswith("no source_ids"):
+        return "source_ids" not in item and "times_derived" not in item
+    if said.startswith("source_ids[]"):
+        return isinstance(item.get("source_ids"), list) and "times_derived" in item
+    return "source_ids" in item and item["source_ids"] is None
+
+
+def _keys(t: Any, raw: RawClient, workspace: str) -> str:
+    reply = t.raw(
+        "mint a key with no Authorization",
+        raw,
+        "POST",
+        "/v3/keys",
+        query={"workspace_id": workspace},
+        api_key=None,
+    )
+    return f"{_status(reply)} {reply.detail if reply else ''}"

@@ -1,0 +1,63 @@
+"""Q7: what does /health answer, does any header reveal a version, what does /openapi.json say?
+
+Read only: raw GETs of ``/health`` and ``/openapi.json`` plus the client's probe() and
+server_version(). No workspace is touched.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from .._errors import RonchoError
+from ._finding import Finding
+from ._target import Target
+
+# A header reveals a version if its name says so or its value holds a dotted number.
+_VERSION_VALUE = re.compile(r"\d+\.\d+")
+
+
+def probe_health(target: Target) -> Finding:
+    """Run the whole Q7 probe; see the module docstring."""
+    finding = Finding(question="Q7 health and version")
+    trace = finding.trace
+    raw = target.raw("roncho-workbook-probe")
+    health = trace.raw("GET /health", raw, "GET", "/health")
+    spec = trace.raw("GET /openapi.json", raw, "GET", "/openapi.json")
+    headers = finding.table("headers")
+    for name, reply in (("/health", health), ("/openapi.json", spec)):
+        for key, value in (reply.headers if reply else {}).items():
+            headers.append(
+                {
+                    "path": name,
+                    "header": key,
+                    "value": value,
+                    "reveals a version": "version" in key or bool(_VERSION_VALUE.search(value)),
+                }
+            )
+    info: Any = spec.json.get("info") if spec and isinstance(spec.json, dict) else None
+    with target.reader() as client:
+        probe = trace.call("client.probe()", "GET", "/health", client.probe)
+        version = trace.call(
+            "client.server_version()", "GET", "/openapi.json", client.server_version
+        )
+    finding.table("answers").append(
+        {
+            "health status": health.status if health else None,
+            "health body": health.text() if health else "",
+            "probe()": getattr(probe, "status", repr(probe)),
+            "openapi status": spec.status if spec else None,
+            "info.title": info.get("title") if isinstance(info, dict) else None,
+            "info.version": info.get("version") if isinstance(info, dict) else None,
+            "server_version()": None if isinstance(version, RonchoError) else version,
+        }
+    )
+    revealing = [h for h in headers if h["reveals a version"]]
+    finding.answer = (
+        f"/health -> {health.status if health else None} {health.text() if health else ''}; "
+        f"version headers: "
+        f"{', '.join(sorted({h['header'] for h in revealing})) or 'none'}; "
+        f"/openapi.json info.version = "
+        f"{info.get('version') if isinstance(info, dict) else 'not served'}."
+    )
+    return finding

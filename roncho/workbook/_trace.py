@@ -1,0 +1,136 @@
+"""Evidence: every call a probe makes, with the status and the body that support an answer.
+
+A `Trace` wraps two kinds of call. `raw()` sends through `RawClient` and keeps the exact
+status and body. `call()` runs a roncho.Client method and keeps what the client tells: the
+result (201/200 from a get-or-create's ``created``), or the error's status and detail.
+Nothing here holds a key: bodies are the server's answers and steps are the probe's words.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass
+from typing import Any, TypeVar
+
+from .._errors import RonchoError, StatusError
+from ._raw import RawClient, RawReply
+
+T = TypeVar("T")
+
+# Evidence tables keep this much of each body.
+EXCERPT_CHARS = 240
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Call:
+    """One step of a probe: what was asked, how, and what came back."""
+
+    step: str
+    method: str
+    path: str
+    status: int | None
+    outcome: str
+    body: str
+    seconds: float
+
+    def row(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+class Trace:
+    """The ordered list of calls one probe made."""
+
+    def __init__(self) -> None:
+        self.calls: list[Call] = []
+
+    def rows(self) -> list[dict[str, Any]]:
+        return [c.row() for c in self.calls]
+
+    def raw(
+        self,
+        step: str,
+        raw: RawClient,
+        method: str,
+        path: str,
+        body: object = None,
+        **options: Any,
+    ) -> RawReply | None:
+        """Send a raw request and record it; a connection failure is recorded, not raised."""
+        started = time.monotonic()
+        try:
+            reply = raw.request(method, path, body, **options)
+        except OSError as exc:
+            self._add(step, method, path, None, type(exc).__name__, str(exc), started)
+            return None
+        outcome = "ok" if 200 <= reply.status < 300 else "refused"
+        self._add(step, method, path, reply.status, outcome, reply.text(EXCERPT_CHARS), started)
+        return reply
+
+    def call(
+        self,
+        step: str,
+        method: str,
+        path: str,
+        fn: Callable[[], T],
+        *,
+        describe: Callable[[T], str] = repr,
+        status: Callable[[T], int | None] | None = None,
+    ) -> T | RonchoError:
+        """Run a client call; return its result or the RonchoError it raised (recorded)."""
+        started = time.monotonic()
+        try:
+            result = fn()
+        except StatusError as exc:
+            body = exc.body.decode("utf-8", "replace")
+            self._add(step, method, path, exc.status, type(exc).__name__, body, started)
+            return exc
+        except RonchoError as exc:
+            self._add(step, method, path, None, type(exc).__name__, str(exc), started)
+            return exc
+        code = status(result) if status is not None else created_status(result)
+        self._add(step, method, path, code, "ok", describe(result), started)
+        return result
+
+    def _add(
+        self,
+        step: str,
+        method: str,
+        path: str,
+        status: int | None,
+        outcome: str,
+        body: str,
+        started: float,
+    ) -> None:
+        if len(body) > EXCERPT_CHARS:
+            body = body[: EXCERPT_CHARS - 1] + "…"
+        self.calls.append(
+            Call(
+                step=step,
+                method=method,
+                path=path,
+                status=status,
+                outcome=outcome,
+                body=body,
+                seconds=round(time.monotonic() - started, 4),
+            )
+        )
+
+
+def created_status(result: object) -> int | None:
+    """201 or 200 for a get-or-create result (its ``created`` flag); None when unknown."""
+    created = getattr(result, "created", None)
+    if created is True:
+        return 201
+    if created is False:
+        return 200
+    return None
+
+
+def status_of(result: object) -> int | None:
+    """The HTTP status a recorded outcome carries: a StatusError's, or a raw reply's."""
+    if isinstance(result, StatusError):
+        return result.status
+    if isinstance(result, RawReply):
+        return result.status
+    return None
