@@ -58,9 +58,13 @@ def test_o13_health_and_version(scratch: roncho.Client, recorder: Recorder) -> N
 
 
 def test_o1_scratch_workspace_was_created_new(scratch: roncho.Client, recorder: Recorder) -> None:
-    call = recorder.calls[
-        max(i for i, c in enumerate(recorder.calls) if c.op == "get_or_create_workspace")
-    ]
+    call = next(
+        c
+        for c in recorder.calls
+        if c.op == "get_or_create_workspace"
+        and isinstance(c.request, dict)
+        and c.request.get("id") == scratch.workspace
+    )
     assert call.status == 201
     assert keys_of(call.response) >= WORKSPACE_KEYS
     assert call.response["id"] == scratch.workspace  # type: ignore[index]

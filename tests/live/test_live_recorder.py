@@ -1,0 +1,153 @@
+"""The recorder itself: what it writes is shapes and placeholders, never values.
+
+These run once (no target): they feed the recorder known data and read what it writes.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+from live_recorder import Call, Recorder, check_label, path_template, scrub, shape
+
+import roncho
+from roncho.testing import FakeHoncho
+
+SECRET_TEXT = "my sister's peanut allergy"
+
+
+def test_recorder_shape_keeps_keys_and_types_only() -> None:
+    value = {
+        "content": SECRET_TEXT,
+        "n": 3,
+        "x": 1.5,
+        "ok": True,
+        "none": None,
+        "at": "2026-11-30T12:00:00Z",
+        "tags": ["a", "b", 1],
+        "nested": {"deep": [{"k": "v"}, {"k": "w"}]},
+    }
+    assert shape(value) == {
+        "content": "string",
+        "n": "integer",
+        "x": "number",
+        "ok": "boolean",
+        "none": "null",
+        "at": "string(datetime)",
+        "tags": ["string", "integer"],
+        "nested": {"deep": [{"k": "string"}]},
+    }
+
+
+def test_recorder_shape_replaces_id_keys() -> None:
+    ids = {"memoryd-user": "{user_peer}"}
+    value = {"memoryd-user": {"observe_me": True}, "V1StGXR8_Z5jdHi6B-myT": {"total": 1}}
+    assert shape(value, ids) == {
+        "{user_peer}": {"observe_me": "boolean"},
+        "{id}": {"total": "integer"},
+    }
+
+
+@pytest.mark.parametrize(
+    ("path", "expected"),
+    [
+        ("/v3/workspaces/ws-1/peers/u/chat", "/v3/workspaces/{workspace}/peers/{peer}/chat"),
+        ("/v3/workspaces/list", "/v3/workspaces/list"),
+        ("/prefix/v3/workspaces/ws-1/sessions/s/messages/list",
+         "/v3/workspaces/{workspace}/sessions/{session}/messages/list"),
+        ("/v3/workspaces/ws-1/sessions/s/peers/p/config",
+         "/v3/workspaces/{workspace}/sessions/{session}/peers/{peer}/config"),
+        ("/v3/workspaces/ws-1/conclusions/query", "/v3/workspaces/{workspace}/conclusions/query"),
+        ("/v3/workspaces/ws-1/conclusions/abc",
+         "/v3/workspaces/{workspace}/conclusions/{conclusion}"),
+        ("/v3/workspaces/ws-1/queue/status?session_id=s",
+         "/v3/workspaces/{workspace}/queue/status"),
+        ("/api/health", "/health"),
+    ],
+)  # fmt: skip
+def test_recorder_path_template(path: str, expected: str) -> None:
+    assert path_template(path) == expected
+
+
+def test_recorder_path_template_uses_registered_names_of_the_same_kind() -> None:
+    ids = {"ws-2": "{other_workspace}", "u": "{user_peer}", "s": "{session}", "m": "{message}"}
+    assert path_template("/v3/workspaces/ws-2/peers/u/chat", ids) == (
+        "/v3/workspaces/{other_workspace}/peers/{user_peer}/chat"
+    )
+    # A name of another kind never leaks into the wrong slot.
+    assert path_template("/v3/workspaces/u/sessions/m", ids) == (
+        "/v3/workspaces/{workspace}/sessions/{session}"
+    )
+
+
+def test_recorder_scrub_replaces_ids_and_bounds_length() -> None:
+    ids = {"ws-1": "{workspace}", "ws-10": "{other_workspace}"}
+    assert scrub("Workspace ws-10 and ws-1", ids) == "Workspace {other_workspace} and {workspace}"
+    assert len(scrub("x" * 5000, ids)) == 300
+
+
+def test_recorder_label_must_be_plain() -> None:
+    assert check_label("live") == "live"
+    for bad in ("", "Live", "host.example", "a/b", "x" * 41):
+        with pytest.raises(ValueError):
+            check_label(bad)
+
+
+def test_recorder_file_has_no_values_host_or_key(tmp_path: Path) -> None:
+    """A whole recorded exchange with an emulator: the file names no value of it."""
+    rec = Recorder()
+    with FakeHoncho(auth=True) as fake, rec.install():
+        client = roncho.Client(fake.url, "ws-secret-name", api_key=fake.admin_key)
+        rec.name("ws-secret-name", "{workspace}")
+        client.get_or_create_session("s-1", peers={"p-1": None})
+        client.add_messages("s-1", [roncho.MessageCreate(peer_id="p-1", content=SECRET_TEXT)])
+        # A 422 list echoes the input (FastAPI's "input"): only its shape may be written.
+        with pytest.raises(roncho.StatusError) as caught:
+            client._call(
+                "add_messages_invalid",
+                "POST",
+                client._ws("sessions", "s-1", "messages"),
+                body={"messages": [{"content": SECRET_TEXT}]},
+            )
+        assert SECRET_TEXT in caught.value.body.decode()
+        client.close()
+        document = rec.observation(
+            label="live",
+            base_url=fake.url + "/prefix",
+            kind="live",
+            health={"status": "ok"},
+            version=None,
+            now=datetime(2026, 11, 30, tzinfo=UTC),
+        )
+        written = rec.write(tmp_path, document)
+        key = fake.admin_key
+    assert written.name == "2026-11-30-live.json"
+    text = written.read_text(encoding="utf-8")
+    for value in (SECRET_TEXT, "ws-secret-name", "127.0.0.1", str(fake.port), key):
+        assert value not in text
+    data = json.loads(text)
+    assert data["base_url"] == "http://live/prefix"
+    ops = [(c["op"], c["status"]) for c in data["calls"]]
+    assert ops[:2] == [("get_or_create_session", 201), ("add_messages", 201)]
+    assert data["calls"][1]["request"] == {"messages": [{"peer_id": "string", "content": "string"}]}
+    invalid = data["calls"][2]
+    assert (invalid["status"], invalid["error"]) == (422, "StatusError")
+    assert "detail" not in invalid  # a list detail is kept as a shape only
+
+
+def test_recorder_install_is_undone() -> None:
+    before = (roncho.Client._send, roncho.Client._call, roncho.ChatStream._take_event)
+    rec = Recorder()
+    with rec.install():
+        assert roncho.Client._send is not before[0]
+    assert (roncho.Client._send, roncho.Client._call, roncho.ChatStream._take_event) == before
+
+
+def test_recorder_last_names_a_missing_op() -> None:
+    rec = Recorder()
+    rec.calls.append(Call(op="probe", method="GET", path="/health", query=[], request=None))
+    assert rec.last("probe").path == "/health"
+    with pytest.raises(AssertionError, match="no chat call"):
+        rec.last("chat")
