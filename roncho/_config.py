@@ -23,7 +23,8 @@ _PREFIX_PATTERN = re.compile(r"(/[A-Za-z0-9._~!$&'()*+,;=:@-]+)*")
 
 # A host is either a bracketed IPv6 literal (urlsplit strips the brackets) or a name /
 # IPv4 address; nothing that could smuggle a space, a CR/LF or a slash into a request.
-_HOST_PATTERN = re.compile(r"[A-Za-z0-9.-]{1,253}|[0-9A-Fa-f:.]{2,45}")
+# "_" is allowed in names (RFC 3986 reg-name): Docker service names such as honcho_api.
+_HOST_PATTERN = re.compile(r"[A-Za-z0-9._-]{1,253}|[0-9A-Fa-f:.]{2,45}")
 
 # RFC 6750 b64token: the characters a Bearer credential may hold.
 _KEY_PATTERN = re.compile(r"[A-Za-z0-9._~+/=-]+")
@@ -72,6 +73,9 @@ def parse_base_url(base_url: object) -> Endpoint:
     host = parts.hostname or ""
     if not host or not _HOST_PATTERN.fullmatch(host):
         raise ConfigError("base_url must name a host")
+    if "[" in parts.netloc and ":" not in host:
+        # "[v1.x]" (IPvFuture) would otherwise become the DNS name "v1.x".
+        raise ConfigError("base_url brackets may hold only an IPv6 address")
     if port == 0:
         raise ConfigError("base_url port must be between 1 and 65535")
     prefix = parts.path.rstrip("/")
@@ -120,7 +124,10 @@ def check_timeout(value: object, name: str, *, allow_none: bool = False) -> floa
         return None
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise ConfigError(f"{name} must be a number of seconds, not {type(value).__name__}")
-    seconds = float(value)
+    try:
+        seconds = float(value)
+    except OverflowError:  # an int beyond float range
+        seconds = math.inf
     if not math.isfinite(seconds) or seconds <= 0:
         raise ConfigError(f"{name} must be a positive finite number of seconds, got {value!r}")
     return seconds
