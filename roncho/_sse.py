@@ -31,6 +31,7 @@ class LineDecoder:
         self._max = max_line_bytes
         self._buf = bytearray()
         self._skip_lf = False  # the previous read ended in CR; a leading LF belongs to it
+        self._first = True  # the stream's first line may start with a BOM (WHATWG §9.2.6)
 
     def feed(self, data: bytes) -> list[str]:
         if self._skip_lf and data:
@@ -58,6 +59,9 @@ class LineDecoder:
             lines.append(self._decode(buf[start:end]))
             start = nxt
         del buf[:start]
+        if self._first and lines:
+            lines[0] = lines[0].removeprefix("\ufeff")  # one leading BOM is ignored
+            self._first = False
         if len(buf) > self._max:
             raise ResponseTooLargeError(f"an event-stream line exceeds {self._max} bytes")
         return lines
