@@ -191,5 +191,7 @@ def status_error(status: int, method: str, path: str, body: bytes) -> StatusErro
 
 
 def _is_workspace_path(path: str) -> bool:
+    # ".../v3/workspaces/{id}"; checking "v3" too keeps a session or peer named
+    # "workspaces" (".../sessions/workspaces/peers") from looking like a workspace.
     parts = [p for p in path.split("?", 1)[0].split("/") if p]
-    return len(parts) >= 2 and parts[-2] == "workspaces"
+    return len(parts) >= 3 and parts[-3] == "v3" and parts[-2] == "workspaces"
