@@ -6,8 +6,10 @@ These run once (no target): they feed the recorder known data and read what it w
 from __future__ import annotations
 
 import json
+import sys
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import pytest
 from live_recorder import Call, Recorder, check_label, path_template, scrub, shape
@@ -151,3 +153,44 @@ def test_recorder_last_names_a_missing_op() -> None:
     assert rec.last("probe").path == "/health"
     with pytest.raises(AssertionError, match="no chat call"):
         rec.last("chat")
+
+
+def _render_module() -> object:
+    import importlib.util
+
+    script = Path(__file__).resolve().parents[2] / "scripts" / "render_compat.py"
+    spec = importlib.util.spec_from_file_location("render_compat", script)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up there
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_render_compat_rebuilds_only_the_marked_part(tmp_path: Path) -> None:
+    """A recorded file renders into O1-O14 sections between the markers; the rest stays."""
+    render: Any = _render_module()
+    rec = Recorder()
+    with FakeHoncho() as fake, rec.install():
+        client = roncho.Client(fake.url, "ws-r")
+        rec.name("ws-r", "{workspace}")
+        client.get_or_create_session("s-r", peers={"p-r": None})
+        client.queue_status()
+        client.close()
+        document = rec.observation(
+            label="emulator", base_url=fake.url, kind="emulator", health={"status": "ok"},
+            version="x", now=datetime(2026, 11, 30, tzinfo=UTC),
+        )  # fmt: skip
+    observation = rec.write(tmp_path / "obs", document)
+    doc = tmp_path / "compat.md"
+    doc.write_text(f"# Title\n\nbefore\n\n{render.BEGIN}\nSTALE-TEXT\n{render.END}\n\nafter\n")
+    assert render.main([str(observation), "--doc", str(doc), "--check"]) == 1
+    assert render.main([str(observation), "--doc", str(doc)]) == 0
+    text = doc.read_text()
+    assert text.startswith("# Title\n\nbefore\n\n") and text.endswith("\n\nafter\n")
+    assert "STALE-TEXT" not in text
+    for op_id in (f"O{i}." for i in range(1, 15)):
+        assert f"### {op_id} " in text
+    assert "`POST /v3/workspaces/{workspace}/sessions` | `{id: str, peers: {…}}` | 201" in text
+    assert "`GET /v3/workspaces/{workspace}/queue/status`" in text
+    assert render.main([str(observation), "--doc", str(doc), "--check"]) == 0

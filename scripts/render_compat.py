@@ -1,0 +1,586 @@
+"""Render live-suite observation files into the O1-O14 part of docs/compatibility.md.
+
+Usage::
+
+    python scripts/render_compat.py docs/observations/*.json
+    python scripts/render_compat.py --check docs/observations/*.json   # exit 1 if stale
+
+The part between ``<!-- BEGIN GENERATED: O1-O14 -->`` and ``<!-- END GENERATED: O1-O14 -->``
+is rebuilt from two things: the facts per operation that earlier sources established (the
+3.0.12 source, the documentation, the real servers of the project reference, each with its
+date; kept in ``FACTS`` below, not in the document) and every observation file given, each
+run in its own column, labelled by kind (``live`` = a real server, ``emulator`` = roncho's
+FakeHoncho, which is not evidence about Honcho). Everything outside the markers is left as
+it is. Standard library only.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+BEGIN = "<!-- BEGIN GENERATED: O1-O14 -->"
+END = "<!-- END GENERATED: O1-O14 -->"
+DEFAULT_DOC = Path(__file__).resolve().parent.parent / "docs" / "compatibility.md"
+
+# Which operation each recorded client call belongs to.
+OPS: dict[str, str] = {
+    "get_or_create_workspace": "O1", "update_workspace": "O1", "list_workspaces": "O1",
+    "get_or_create_peer": "O2", "update_peer": "O2", "list_peers": "O2",
+    "get_or_create_session": "O3", "update_session": "O3", "list_sessions": "O3",
+    "list_session_peers": "O3", "get_session_peer_config": "O3",
+    "set_session_peer_config": "O3",
+    "add_messages": "O4", "add_messages_invalid": "O4",
+    "list_messages": "O5", "get_message": "O5", "update_message_metadata": "O5",
+    "delete_session": "O6",
+    "delete_workspace": "O7",
+    "create_conclusions": "O8",
+    "list_conclusions": "O9", "query_conclusions": "O9", "query_conclusions_unscoped": "O9",
+    "delete_conclusion": "O9",
+    "search": "O10",
+    "search_peer": "O11", "search_session": "O11",
+    "chat": "O12", "chat_stream": "O12", "chat_workspace": "O12",
+    "chat_workspace_stream": "O12",
+    "probe": "O13", "server_version": "O13",
+    "queue_status": "O14",
+    "create_key": "keys",
+}  # fmt: skip
+
+SRC = "3.0.12 source (`ddbb90e3`, 2026-08-20)"
+OAS = "OpenAPI 3.0.12 (`ddbb90e3`) / 3.3.0 (`02266e4b`)"
+OBS = "real Honcho 3.2.0, 2026-09-25"
+LOOP = "real Honcho 3.0.12 on loopback, 2026-11-30"
+
+
+@dataclass(frozen=True)
+class Fact:
+    """One earlier finding: where it comes from, what it says, and whether a server did it."""
+
+    source: str
+    says: str
+    real_server: bool
+
+
+@dataclass(frozen=True)
+class Operation:
+    title: str
+    endpoints: tuple[str, ...]
+    request: str
+    response: str
+    statuses: str
+    facts: tuple[Fact, ...] = field(default_factory=tuple)
+
+
+# From the project reference (docs/compatibility.md names each source in its header). The
+# 3.2.0 server is the deployment memoryd targets, recorded publicly (kisom/roncho
+# docs/compatibility-2026-09-25.md); its image tag was not confirmed by the server.
+FACTS: dict[str, Operation] = {
+    "O1": Operation(
+        "Workspaces",
+        (
+            "POST /v3/workspaces",
+            "PUT /v3/workspaces/{workspace}",
+            "POST /v3/workspaces/list (admin only when auth is on)",
+        ),
+        "`{id, metadata?, configuration?}`; PUT `{metadata, configuration}`; list "
+        "`{filters?}` + query `page, size, reverse`",
+        "`{id, metadata, configuration, created_at}`; list: page `{items, total, page, size, "
+        "pages}`",
+        "201 new, 200 existing (get-or-create); PUT 200 (also creates); 401; 409 on a race; 422",
+        (
+            Fact(SRC, "201 new / 200 existing; metadata of an existing workspace ignored", False),
+            Fact(OAS, "documents 200 only", False),
+            Fact(OBS, "201 on create", True),
+            Fact(LOOP, "201 new, 200 when it already existed", True),
+        ),
+    ),
+    "O2": Operation(
+        "Peers",
+        ("POST /v3/workspaces/{workspace}/peers", "PUT .../peers/{peer}", "POST .../peers/list"),
+        "`{id, metadata?, configuration?}` (configuration free-form; only `observe_me` is read)",
+        "`{id, workspace_id, metadata, configuration, created_at}`",
+        "201 new, 200 existing; PUT 200; 422 bad id",
+        (
+            Fact(SRC, "201/200; given metadata/configuration replace wholesale", False),
+            Fact(OAS, "documents 200 only", False),
+            Fact(OBS, "201; configuration echoes what was sent (`observe_me: true`)", True),
+            Fact(LOOP, "201 new, 200 existing", True),
+        ),
+    ),
+    "O3": Operation(
+        "Sessions",
+        (
+            "POST /v3/workspaces/{workspace}/sessions",
+            "PUT .../sessions/{session}",
+            "POST .../sessions/list",
+            "GET .../sessions/{session}/peers",
+            "GET/PUT .../sessions/{session}/peers/{peer}/config",
+        ),
+        "`{id, metadata?, peers?: {peer: {observe_me, observe_others}}, configuration?}`",
+        "`{id, is_active, workspace_id, metadata, configuration, created_at}`; peer config "
+        "`{observe_me, observe_others}`",
+        "201 new, 200 existing, 404 deleted (until purged), 400 over 10 observers; config PUT 204",
+        (
+            Fact(SRC, "201/200; an active member keeps its config; list = active only", False),
+            Fact(OAS, "documents 200 only", False),
+            Fact(OBS, "201 on create", True),
+            Fact(LOOP, "201 new, 200 existing; get-or-create of a deleted session 404", True),
+        ),
+    ),
+    "O4": Operation(
+        "Add messages",
+        ("POST /v3/workspaces/{workspace}/sessions/{session}/messages",),
+        "`{messages: [{peer_id, content, metadata?, configuration?, created_at?}]}` (1-100; "
+        "content 0-25000 chars)",
+        "array of `{id, content, peer_id, session_id, metadata, created_at, workspace_id, "
+        "token_count}` in input order (no `role`)",
+        "201; 404 inactive session; 422 validation (FastAPI list shape)",
+        (
+            Fact(SRC, "201 array; deriver work enqueued after the response", False),
+            Fact(OAS, "201", False),
+            Fact(OBS, "201 (compatibility file; its earlier record's table said 200)", True),
+            Fact(LOOP, "201 array with the fields above, no `role`", True),
+        ),
+    ),
+    "O5": Operation(
+        "List messages",
+        (
+            "POST .../sessions/{session}/messages/list",
+            "GET .../messages/{message}",
+            "PUT .../messages/{message} (metadata only)",
+        ),
+        "`{filters?}` + query `page, size, reverse`; PUT `{metadata}`",
+        "page of messages, oldest first (by insertion)",
+        "200; unknown session = empty page (not 404); DELETE of a message 405",
+        (
+            Fact(SRC, "ordered by internal id; no session check", False),
+            Fact(OBS, "metadata filters work; PUT leaves content unchanged; DELETE 405", True),
+            Fact(
+                LOOP,
+                "200 `{items, total, page, size, pages}`; after a workspace delete an "
+                "empty page, never 404",
+                True,
+            ),
+        ),
+    ),
+    "O6": Operation(
+        "Delete session",
+        ("DELETE /v3/workspaces/{workspace}/sessions/{session}",),
+        "none",
+        '`{message: "Session deleted successfully"}`',
+        "202; 404 when missing or already deleted",
+        (
+            Fact(SRC, "202 with the message; purge in the deriver worker", False),
+            Fact(OBS, "202 with the message (its earlier record's table said empty body)", True),
+            Fact(LOOP, "202 with the message; a second delete 404", True),
+        ),
+    ),
+    "O7": Operation(
+        "Delete workspace",
+        ("DELETE /v3/workspaces/{workspace}",),
+        "none",
+        '`{message: "Workspace deletion accepted"}`',
+        "202; 409 while a session is active; 404 when missing",
+        (
+            Fact(SRC, "409 exactly when an active session remains", False),
+            Fact(
+                OBS,
+                "409 detail `Cannot delete workspace '<w>': active session(s) remain. "
+                "Delete all sessions first.`",
+                True,
+            ),
+            Fact(
+                LOOP,
+                "409 as above; 202; gone 1-3 s later; a repeated delete 202 for about "
+                "3.5 s, then 404",
+                True,
+            ),
+        ),
+    ),
+    "O8": Operation(
+        "Create conclusions",
+        ("POST /v3/workspaces/{workspace}/conclusions",),
+        "`{conclusions: [{content, observer_id, observed_id, session_id?}]}` (1-100)",
+        "array of `{id, content, observer_id, observed_id, session_id, level, created_at}`",
+        "201; 404 unknown peer or inactive session; 422",
+        (
+            Fact(SRC, "201; `level` always `explicit`; no `source_ids`", False),
+            Fact("OpenAPI 3.3.0 (`02266e4b`)", "adds `source_ids` (array), `times_derived`", False),
+            Fact(OBS, "201; `source_ids: null`", True),
+            Fact(LOOP, '201 array, `level: "explicit"`', True),
+        ),
+    ),
+    "O9": Operation(
+        "List, query, delete conclusions",
+        (
+            "POST .../conclusions/list",
+            "POST .../conclusions/query",
+            "DELETE .../conclusions/{conclusion}",
+        ),
+        "list `{filters?}`; query `{query, top_k?, distance?, filters: {observer_id, "
+        "observed_id, ...}}`",
+        "list: page, newest first; query: bare array; delete: empty body",
+        "200; query without observer and observed 422 (string detail); delete 204",
+        (
+            Fact(SRC, "query needs observer and observed (422)", False),
+            Fact(OAS, "schema marks `filters` optional", False),
+            Fact(OBS, "422 without observer/observed", True),
+            Fact(
+                LOOP,
+                "list 200 page; 422 string detail; DELETE 204 with an empty body and "
+                "`Content-Type: application/json`",
+                True,
+            ),
+        ),
+    ),
+    "O10": Operation(
+        "Workspace search",
+        ("POST /v3/workspaces/{workspace}/search",),
+        "`{query, filters?, limit? (1-100, default 10)}`",
+        "bare array of messages",
+        "200; 422",
+        (
+            Fact(SRC, "bare array; full text + semantic, fused", False),
+            Fact(
+                "docs `advanced/search.mdx` (`31723bb3`)",
+                "shows `{items: [...]}` (wrong: the servers answer a bare array)",
+                False,
+            ),
+            Fact(OBS, "bare array", True),
+            Fact(LOOP, "bare array", True),
+        ),
+    ),
+    "O11": Operation(
+        "Peer and session search",
+        ("POST .../peers/{peer}/search", "POST .../sessions/{session}/search"),
+        "`{query, filters?, limit?}`",
+        "bare array of messages (peer_id / session_id forced into the filters)",
+        "200",
+        (
+            Fact(SRC, "bare array", False),
+            Fact(LOOP, "bare array for both", True),
+        ),
+    ),
+    "O12": Operation(
+        "Dialectic chat",
+        ("POST .../peers/{peer}/chat", "POST /v3/workspaces/{workspace}/chat (3.3 only)"),
+        "`{query, target?, session_id?, stream?, reasoning_level?, response_format?, "
+        "filters?: {session_id}, include_evidence? (3.3)}`",
+        '`{content}` (+ `evidence` when asked, 3.3); stream: `data: {"delta": {"content": '
+        '...}, "done": false}` ... `data: {"done": true}`',
+        "200; 404 unknown target or session; 422; workspace chat 404 where absent",
+        (
+            Fact(SRC, "peer chat only; no `include_evidence`, no workspace chat", False),
+            Fact(
+                "OpenAPI 3.3.0 (`02266e4b`), docs `features/chat.mdx`",
+                "workspace chat, `include_evidence`, `semantic_query`",
+                False,
+            ),
+            Fact(
+                OBS,
+                "a few seconds at `minimal`, 30-50 s at higher levels (earlier record); "
+                "workspace chat and evidence not tried",
+                True,
+            ),
+            Fact(
+                LOOP,
+                "200 `{content}`; stream `text/event-stream; charset=utf-8` with the events above",
+                True,
+            ),
+        ),
+    ),
+    "O13": Operation(
+        "Health and version",
+        ("GET /health", "GET /openapi.json"),
+        "none",
+        '`{status: "ok"}`; version only as `info.version` of /openapi.json',
+        "200",
+        (
+            Fact(SRC, "`{status: ok}`; no version header; /openapi.json served", False),
+            Fact(OBS, "`{status: ok}`, no version; /openapi.json not tried", True),
+            Fact(LOOP, "`{status: ok}`", True),
+        ),
+    ),
+    "O14": Operation(
+        "Queue status",
+        ("GET /v3/workspaces/{workspace}/queue/status",),
+        "query `observer_id?, sender_id?, session_id?` (session name)",
+        "`{total_work_units, completed_work_units, in_progress_work_units, pending_work_units, "
+        "sessions}`; `sessions` keyed by internal session id, null when empty or filtered",
+        "200; 400",
+        (
+            Fact(SRC, "counts queue rows, not work units; observer/sender OR-ed", False),
+            Fact(OBS, "`pending_work_units: 2` for a few short messages (batching gate)", True),
+            Fact(
+                LOOP,
+                "shape above; nothing for about 0.1-0.25 s after the messages, then "
+                "pending, in progress, completed (deriver set to flush)",
+                True,
+            ),
+        ),
+    ),
+}
+
+
+# -- reading observation files ----------------------------------------------------------------
+@dataclass
+class Run:
+    path: Path
+    data: dict[str, Any]
+
+    @property
+    def label(self) -> str:
+        return str(self.data.get("server_label", self.path.stem))
+
+    @property
+    def kind(self) -> str:
+        return str(self.data.get("kind", "unknown"))
+
+    @property
+    def column(self) -> str:
+        return f"{self.label} {self.data.get('date', '?')}"
+
+
+def load(paths: list[Path]) -> list[Run]:
+    runs = []
+    for path in paths:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        if not isinstance(data, dict) or "calls" not in data:
+            raise SystemExit(f"{path}: not an observation file (no 'calls')")
+        runs.append(Run(path, data))
+    # Real servers first, then emulators; oldest first within each.
+    runs.sort(key=lambda r: (r.kind != "live", str(r.data.get("date", "")), r.label))
+    return runs
+
+
+# -- rendering ---------------------------------------------------------------------------------
+_TYPE = {"string": "str", "string(datetime)": "datetime", "integer": "int", "number": "float",
+         "boolean": "bool", "null": "null", "array": "array", "object": "object"}  # fmt: skip
+_USER_DATA = {"metadata", "configuration", "peers"}
+
+
+def brief(shape: Any, depth: int = 0, key: str = "") -> str:
+    """A shape in one short line: ``{id: str, items: [{...}]}``; caller data as ``{…}``."""
+    if isinstance(shape, dict):
+        if not shape:
+            return "{}"
+        if depth >= 3 or (key in _USER_DATA and depth > 0):
+            return "{…}"
+        return "{" + ", ".join(f"{k}: {brief(v, depth + 1, k)}" for k, v in shape.items()) + "}"
+    if isinstance(shape, list):
+        if not shape:
+            return "[]"
+        items = list(dict.fromkeys(brief(item, depth + 1, key) for item in shape))
+        return "[" + " / ".join(items) + "]"
+    return _TYPE.get(str(shape), str(shape))
+
+
+def cell(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+@dataclass
+class Row:
+    op: str
+    method: str
+    path: str
+    status: Any
+    request: Any
+    response: Any
+    events: Any
+    detail: str | None
+    query: list[str]
+    content_type: str | None
+    seconds: dict[str, list[float]] = field(default_factory=dict)
+
+    def key(self) -> tuple[Any, ...]:
+        return (self.op, self.method, self.path, self.status)
+
+
+def rows_for(runs: list[Run], op_id: str) -> list[Row]:
+    rows: dict[tuple[Any, ...], Row] = {}
+    for run in runs:
+        for call in run.data["calls"]:
+            if OPS.get(call.get("op", ""), "other") != op_id:
+                continue
+            row = Row(
+                op=call["op"],
+                method=call["method"],
+                path=call["path"],
+                status=call.get("status"),
+                request=call.get("request"),
+                response=call.get("response"),
+                events=call.get("events"),
+                detail=call.get("detail"),
+                query=call.get("query") or [],
+                content_type=call.get("content_type"),
+            )
+            kept = rows.setdefault(row.key(), row)
+            seconds = call.get("total_seconds") or call.get("head_seconds")
+            times = kept.seconds.setdefault(run.column, [])
+            if isinstance(seconds, int | float):
+                times.append(float(seconds))
+    return list(rows.values())
+
+
+def render_runs(runs: list[Run]) -> list[str]:
+    lines = [
+        "### Recorded runs",
+        "",
+        "| run | kind | date | server version (`/openapi.json`) | health | roncho | note |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for run in runs:
+        d = run.data
+        kind = "real server" if run.kind == "live" else "emulator (not evidence about Honcho)"
+        note = d.get("note") or ""
+        if d.get("emulator_options"):
+            note += " options: " + json.dumps(d["emulator_options"], sort_keys=True)
+        lines.append(
+            f"| `{run.path.name}` | {kind} | {d.get('date')} | {d.get('version') or 'not served'}"
+            f" | `{json.dumps(d.get('health'))}` | {d.get('roncho_version')} | {cell(note)} |"
+        )
+    lines.append("")
+    return lines
+
+
+def render_operation(op_id: str, runs: list[Run]) -> list[str]:
+    op = FACTS[op_id]
+    lines = [f"### {op_id}. {op.title}", ""]
+    lines += [f"- Endpoint: {', '.join(f'`{e}`' for e in op.endpoints)}"]
+    lines += [f"- Request: {op.request}", f"- Response: {op.response}"]
+    lines += [f"- Status codes: {op.statuses}", ""]
+    lines += ["| source | what it showed | rests on |", "|---|---|---|"]
+    for fact in op.facts:
+        rests = "a real server's behaviour" if fact.real_server else "documentation/source"
+        lines.append(f"| {fact.source} | {cell(fact.says)} | {rests} |")
+    for run in runs:
+        statuses = sorted(
+            {str(c.get("status")) for c in run.data["calls"] if OPS.get(c.get("op", "")) == op_id}
+        )
+        if not statuses:
+            continue
+        rests = "a real server's behaviour" if run.kind == "live" else "emulator only"
+        version = run.data.get("version") or "version not served"
+        lines.append(
+            f"| run `{run.label}` {run.data.get('date')} ({version}) | statuses seen: "
+            f"{', '.join(statuses)}; calls below | {rests} |"
+        )
+    lines.append("")
+    rows = rows_for(runs, op_id)
+    if rows:
+        lines += [
+            "| call | method, path | request shape | status | response shape | runs (median ms) |",
+            "|---|---|---|---|---|---|",
+        ]
+        for row in rows:
+            query = f"?{'&'.join(row.query)}" if row.query else ""
+            request = brief(row.request) if row.request is not None else "—"
+            if row.events:
+                response = "SSE events " + " then ".join(brief(e) for e in row.events)
+            elif row.response is not None:
+                response = brief(row.response)
+            else:
+                response = "empty"
+            if row.detail:
+                response += f" — detail: “{row.detail}”"
+            if row.content_type and not row.content_type.startswith("application/json"):
+                response = f"{row.content_type}: " + response
+            runs_text = ", ".join(
+                f"{column} ({statistics.median(times) * 1000:.1f})" if times else column
+                for column, times in row.seconds.items()
+            )
+            lines.append(
+                f"| `{row.op}` | `{row.method} {row.path}{query}` | `{cell(request)}` | "
+                f"{row.status} | `{cell(response)}` | {runs_text} |"
+            )
+        lines.append("")
+    return lines
+
+
+def render_findings(runs: list[Run]) -> list[str]:
+    keys: list[str] = []
+    for run in runs:
+        for key in run.data.get("findings", {}):
+            if key not in keys:
+                keys.append(key)
+    if not keys:
+        return []
+    lines = ["### Findings per run", ""]
+    lines.append(
+        "| finding | " + " | ".join(f"{r.label} {r.data.get('date')}" for r in runs) + " |"
+    )
+    lines.append("|---|" + "---|" * len(runs))
+    for key in keys:
+        values = []
+        for run in runs:
+            value = run.data.get("findings", {}).get(key)
+            values.append("—" if value is None else cell(json.dumps(value, ensure_ascii=False)))
+        lines.append(
+            f"| `{key}` | " + " | ".join(f"`{v}`" if v != "—" else v for v in values) + " |"
+        )
+    lines.append("")
+    return lines
+
+
+def render(runs: list[Run]) -> str:
+    lines = [
+        BEGIN,
+        "<!-- Generated by scripts/render_compat.py from "
+        + ", ".join(f"docs/observations/{r.path.name}" for r in runs)
+        + "; edit FACTS in the script or record a new run, not this text. -->",
+        "",
+    ]
+    lines += render_runs(runs)
+    for op_id in FACTS:
+        lines += render_operation(op_id, runs)
+    keys_rows = rows_for(runs, "keys")
+    if keys_rows:
+        lines += ["### Keys (`POST /v3/keys`)", ""]
+        for row in keys_rows:
+            query = f"?{'&'.join(row.query)}" if row.query else ""
+            detail = f" — “{row.detail}”" if row.detail else ""
+            response = f" `{brief(row.response)}`" if row.response is not None else ""
+            lines.append(
+                f"- `{row.method} {row.path}{query}` → {row.status}{response}{detail} "
+                f"({', '.join(row.seconds)})"
+            )
+        lines.append("")
+    lines += render_findings(runs)
+    lines.append(END)
+    return "\n".join(lines)
+
+
+def splice(document: str, generated: str) -> str:
+    if BEGIN not in document or END not in document:
+        raise SystemExit(f"the document has no {BEGIN} ... {END} markers")
+    head, rest = document.split(BEGIN, 1)
+    _, tail = rest.split(END, 1)
+    return head + generated + tail
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("observations", nargs="+", type=Path, help="observation JSON files")
+    parser.add_argument("--doc", type=Path, default=DEFAULT_DOC, help="the document to update")
+    parser.add_argument("--check", action="store_true", help="exit 1 if the document is stale")
+    args = parser.parse_args(argv)
+    document = args.doc.read_text(encoding="utf-8")
+    updated = splice(document, render(load(args.observations)))
+    if args.check:
+        if updated != document:
+            print(f"{args.doc} is stale: run scripts/render_compat.py", file=sys.stderr)
+            return 1
+        return 0
+    if updated != document:
+        args.doc.write_text(updated, encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
