@@ -67,6 +67,7 @@ REASONING_LEVELS: Final = ("minimal", "low", "medium", "high", "max")
 MAX_PAGE_SIZE: Final = 100  # fastapi-pagination's bound on ``size`` (reference §1.5)
 _USER_AGENT: Final = f"roncho/{__version__}"
 _UNSET: Final = object()
+_METHODS_WITH_BODY: Final = frozenset({"POST", "PUT", "PATCH"})
 
 
 class Client:
@@ -1142,6 +1143,10 @@ class Client:
         headers = [("Accept", accept), ("User-Agent", _USER_AGENT)]
         if payload is not None:
             headers.append(("Content-Type", "application/json"))
+        elif method in _METHODS_WITH_BODY:
+            # RFC 9110 §8.6: a POST or PUT without content still says so (Content-Length:
+            # 0); some proxies answer 411 Length Required otherwise (create_key).
+            payload = b""
         request = build_request(method, target, self._endpoint.host_header, headers, payload)
         if self._key is not None:
             # The key is spliced in as bytes after the Host line, so no str holding it is
