@@ -1,0 +1,230 @@
+"""The error family: its tree, pickling, StatusError's body and detail, status mapping."""
+
+from __future__ import annotations
+
+import copy
+import json
+import pickle
+
+import pytest
+
+import roncho
+from roncho import (
+    ConfigError,
+    ConnectError,
+    ConnectTimeout,
+    DeadlineExceeded,
+    DecodeError,
+    ProtocolError,
+    ReadOnlyError,
+    ReadTimeout,
+    RedirectError,
+    ResponseTooLargeError,
+    RonchoError,
+    StatusError,
+    Timeout,
+    UnauthorizedError,
+    WorkspaceBusyError,
+)
+from roncho._errors import MAX_ERROR_BODY_BYTES, status_error
+
+# child -> every class it must be a subclass of (the tree in the _errors docstring)
+TREE: dict[type[BaseException], tuple[type[BaseException], ...]] = {
+    ConfigError: (RonchoError, ValueError),
+    ReadOnlyError: (ConfigError, RonchoError, ValueError),
+    ConnectError: (RonchoError,),
+    Timeout: (RonchoError,),
+    ConnectTimeout: (ConnectError, Timeout, RonchoError),
+    ReadTimeout: (Timeout, RonchoError),
+    DeadlineExceeded: (Timeout, RonchoError),
+    ProtocolError: (RonchoError,),
+    ResponseTooLargeError: (RonchoError,),
+    DecodeError: (RonchoError,),
+    StatusError: (RonchoError,),
+    UnauthorizedError: (StatusError, RonchoError),
+    WorkspaceBusyError: (StatusError, RonchoError),
+    RedirectError: (StatusError, RonchoError),
+}
+
+
+@pytest.mark.parametrize(
+    ("child", "parents"), TREE.items(), ids=lambda x: getattr(x, "__name__", "")
+)
+def test_errors_tree(child: type[BaseException], parents: tuple[type[BaseException], ...]) -> None:
+    for parent in parents:
+        assert issubclass(child, parent)
+    assert issubclass(child, Exception)
+
+
+def test_errors_tree_has_no_unexpected_links() -> None:
+    """Branches stay apart: a caller catching one kind never catches another by accident."""
+    assert not issubclass(ReadTimeout, ConnectError)
+    assert not issubclass(DeadlineExceeded, ConnectError)
+    assert not issubclass(StatusError, ValueError)
+    assert not issubclass(DecodeError, ValueError)
+    assert not issubclass(ProtocolError, ValueError)
+    assert not issubclass(RonchoError, (TimeoutError, ConnectionError, OSError))
+    assert not issubclass(Timeout, TimeoutError)  # no builtin shadowing confusion
+    for name in ("RedirectError", "UnauthorizedError", "WorkspaceBusyError"):
+        assert not issubclass(getattr(roncho, name), (ConnectError, Timeout, ConfigError))
+
+
+def test_errors_every_exported_error_is_in_the_tree() -> None:
+    exported = {
+        obj
+        for name in roncho.__all__
+        if isinstance(obj := getattr(roncho, name), type) and issubclass(obj, RonchoError)
+    }
+    # ScratchCleanupError belongs to scratch_workspace (roncho/_scratch.py), not the tree.
+    assert exported - {RonchoError} - set(TREE) == {roncho.ScratchCleanupError}
+
+
+def test_errors_docstring_draws_every_class() -> None:
+    doc = roncho._errors.__doc__ or ""
+    for cls in [RonchoError, *TREE]:
+        assert cls.__name__ in doc
+
+
+def test_errors_request_sent_default_and_set() -> None:
+    assert ProtocolError("x").request_sent is False
+    assert ProtocolError("x", request_sent=True).request_sent is True
+    assert StatusError(500, "GET", "/x").request_sent is True
+    assert ConfigError("x").request_sent is False
+
+
+def _examples() -> list[RonchoError]:
+    return [
+        RonchoError("base"),
+        ConfigError("bad url"),
+        ReadOnlyError("read only"),
+        ConnectError("refused", request_sent=False),
+        ConnectTimeout("slow"),
+        ReadTimeout("idle", request_sent=True),
+        DeadlineExceeded("late", request_sent=True),
+        ProtocolError("bad", request_sent=True),
+        ResponseTooLargeError("big", request_sent=True),
+        DecodeError("not json", request_sent=True),
+        StatusError(500, "GET", "/v3/x", b'{"detail":"boom"}'),
+        UnauthorizedError(401, "POST", "/v3/y", b'{"detail":"Invalid JWT"}', request_sent=True),
+        WorkspaceBusyError(409, "DELETE", "/v3/workspaces/w", b'{"detail":"active"}'),
+        RedirectError(302, "GET", "/v3/z", b"", location="http://elsewhere/", request_sent=True),
+        roncho.ScratchCleanupError("left over", ["workspace w", "session s"]),
+    ]
+
+
+@pytest.mark.parametrize("error", _examples(), ids=lambda e: type(e).__name__)
+def test_errors_pickle_round_trip_keeps_attributes(error: RonchoError) -> None:
+    for clone in (pickle.loads(pickle.dumps(error)), copy.copy(error), copy.deepcopy(error)):
+        assert type(clone) is type(error)
+        assert str(clone) == str(error)
+        assert clone.args == error.args
+        assert clone.__dict__ == error.__dict__
+        assert clone.request_sent == error.request_sent
+
+
+def test_errors_pickled_status_error_fields() -> None:
+    error = pickle.loads(pickle.dumps(RedirectError(301, "GET", "/a", location="http://b/")))
+    assert (error.status, error.method, error.path, error.location) == (
+        301,
+        "GET",
+        "/a",
+        "http://b/",
+    )
+    assert error.detail is None and error.body == b""
+
+
+def test_status_error_keeps_first_4_kib_of_body() -> None:
+    body = b"<html>" + b"x" * 10_000
+    error = StatusError(502, "GET", "/v3/a", body)
+    assert MAX_ERROR_BODY_BYTES == 4096
+    assert error.body == body[:4096]
+    assert len(error.body) == 4096
+
+
+@pytest.mark.parametrize(
+    ("body", "detail"),
+    [
+        (b'{"detail":"Session s not found in workspace w"}', "Session s not found in workspace w"),
+        (
+            b'{"detail":[{"type":"string_too_long","loc":["body","query"],"msg":"too long",'
+            b'"input":"x","ctx":{"max_length":10000}}]}',
+            [
+                {
+                    "type": "string_too_long",
+                    "loc": ["body", "query"],
+                    "msg": "too long",
+                    "input": "x",
+                    "ctx": {"max_length": 10000},
+                }
+            ],
+        ),
+        (b'{"message":"no detail here"}', None),
+        (b'["detail"]', None),
+        (b"<html><title>502 Bad Gateway</title></html>", None),
+        (b"", None),
+        (b'{"detail": "trunc', None),
+        (b'{"detail":"\xff"}', None),
+        (b"{" + b'"a":[' * 100_000, None),  # deeply nested garbage is not a crash
+    ],
+)
+def test_status_error_detail(body: bytes, detail: object) -> None:
+    error = StatusError(422, "POST", "/v3/workspaces/w/peers/p/chat", body)
+    assert error.detail == detail
+    if isinstance(detail, str):
+        assert str(error) == f"POST /v3/workspaces/w/peers/p/chat answered 422: {detail}"
+    elif detail is None:
+        assert str(error) == "POST /v3/workspaces/w/peers/p/chat answered 422"
+    else:
+        assert "string_too_long" in str(error)
+
+
+def test_status_error_long_detail_shortened_in_message() -> None:
+    error = StatusError(400, "GET", "/x", json.dumps({"detail": "d" * 5000}).encode()[:4096])
+    assert error.detail is None  # the 4 KiB cut left invalid JSON
+    error = StatusError(400, "GET", "/x", json.dumps({"detail": "d" * 1000}).encode())
+    assert error.detail == "d" * 1000
+    assert len(str(error)) < 400 and str(error).endswith("...")
+
+
+def test_status_error_message_has_method_and_path_only() -> None:
+    error = StatusError(500, "GET", "/v3/workspaces/w/queue/status")
+    assert str(error) == "GET /v3/workspaces/w/queue/status answered 500"
+
+
+def test_redirect_error_message_and_location() -> None:
+    error = RedirectError(307, "POST", "/v3/workspaces", location="https://other.example/v3")
+    assert error.location == "https://other.example/v3"
+    assert "redirects are refused" in str(error)
+    assert "'https://other.example/v3'" in str(error)
+    assert "without a Location" in str(RedirectError(302, "GET", "/x"))
+
+
+@pytest.mark.parametrize(
+    ("status", "method", "path", "expected"),
+    [
+        (401, "GET", "/v3/workspaces/w/queue/status", UnauthorizedError),
+        (403, "POST", "/v3/workspaces", UnauthorizedError),
+        (401, "DELETE", "/v3/workspaces/w", UnauthorizedError),
+        (409, "DELETE", "/v3/workspaces/w", WorkspaceBusyError),
+        (409, "DELETE", "/prefix/v3/workspaces/w", WorkspaceBusyError),
+        (409, "DELETE", "/v3/workspaces/w?x=1", WorkspaceBusyError),
+        (409, "DELETE", "/v3/workspaces/w/sessions/s", StatusError),
+        (409, "DELETE", "/v3/workspaces/w/sessions/workspaces/peers", StatusError),
+        (409, "POST", "/v3/workspaces", StatusError),
+        (409, "PUT", "/v3/workspaces/w", StatusError),
+        (409, "POST", "/v3/workspaces/w/sessions", StatusError),
+        (404, "DELETE", "/v3/workspaces/w", StatusError),
+        (400, "GET", "/v3/workspaces/w/queue/status", StatusError),
+        (422, "POST", "/v3/workspaces/w/conclusions/query", StatusError),
+        (500, "GET", "/health", StatusError),
+        (405, "DELETE", "/v3/workspaces/w/sessions/s/messages/m", StatusError),
+    ],
+)
+def test_status_error_mapping(
+    status: int, method: str, path: str, expected: type[StatusError]
+) -> None:
+    body = b'{"detail":"x"}'
+    error = status_error(status, method, path, body)
+    assert type(error) is expected
+    assert (error.status, error.method, error.path, error.body) == (status, method, path, body)
+    assert error.request_sent is True
