@@ -105,19 +105,27 @@ class Connection:
         return by_deadline
 
     def send(self, data: bytes) -> None:
+        # ``data`` holds the Authorization header. A frame keeps its locals after it
+        # raises, and traceback.TracebackException(capture_locals=True) or a debugger
+        # would print them, so the name is dropped before any error leaves this method.
+        failure: RonchoError | None = None
+        by_deadline = False
         try:
             by_deadline = self._settimeout()
             self.request_sent = True  # from here on, bytes may have reached the server
             assert self._sock is not None
             self._sock.sendall(data)
         except TimeoutError:
-            self.close()
-            raise self._timeout_error(by_deadline, "sending the request") from None
+            failure = self._timeout_error(by_deadline, "sending the request")
         except OSError as exc:
-            self.close()
-            raise ConnectError(
+            failure = ConnectError(
                 f"{self._what}: connection lost while sending ({_why(exc)})", request_sent=True
-            ) from None
+            )
+        finally:
+            del data
+        if failure is not None:
+            self.close()
+            raise failure
 
     def recv(self) -> bytes:
         by_deadline = False
