@@ -78,7 +78,7 @@ def measure_latency(
         for watch in below:
             _record(finding, target, watch, age_gate)
     rows = finding.tables["latency"]
-    finding.answer = _latency_answer(rows)
+    finding.answer = _latency_answer(rows) + f" Age gate in force: {age_gate:g}s."
     return finding
 
 

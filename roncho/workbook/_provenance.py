@@ -8,6 +8,7 @@ the dialectic with ``include_evidence`` and see whether it names the message.
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from .._models import MessageCreate
@@ -114,7 +115,8 @@ def _conclusions(raw: RawClient) -> list[dict[str, Any]]:
 
 
 def _show(item: dict[str, Any], key: str) -> str:
-    return "absent" if key not in item else repr(item[key])
+    """``absent``, or the value as JSON (so null reads as null, not Python's None)."""
+    return "absent" if key not in item else json.dumps(item[key])
 
 
 def _answer(

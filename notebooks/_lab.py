@@ -1,0 +1,238 @@
+"""Lab helper for the investigation notebooks: tables, plots and result files.
+
+The only place pandas and matplotlib are imported (roncho/ stays standard library only).
+A notebook opens one `Lab` in its second cell, calls a probe from `roncho.workbook`, and
+hands the `Finding` back: `lab.record(name, rows)` shows a table and writes it as CSV,
+`lab.answer(finding)` states the answer as Markdown with its evidence and writes the
+summary and the results-index row, `lab.close()` stops the emulator if one was started.
+
+With ``results_dir`` empty (the default, as under nbval) nothing is written anywhere.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from contextlib import ExitStack
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import matplotlib
+
+matplotlib.use("Agg")  # files only; no display needed under papermill or nbval
+
+import matplotlib.pyplot as plt
+import pandas as pd
+from IPython.display import Markdown
+
+from roncho.workbook import Finding, RunInfo, Target, describe, open_target
+
+# The investigate script hands an API key to the kernels this way, so that no executed
+# notebook (they are saved with their parameters) ever contains it.
+KEY_VARIABLE = "RONCHO_WORKBOOK_API_KEY"
+INDEX_START = "<!-- runs:start -->"
+INDEX_END = "<!-- runs:end -->"
+ANSWER_SUFFIX = ".answer.json"
+
+
+class Lab:
+    """One notebook's run: the target server, what it said about itself, where results go."""
+
+    def __init__(
+        self,
+        notebook: str,
+        *,
+        base_url: str,
+        api_key: str,
+        connect_timeout: float,
+        read_timeout: float,
+        results_dir: str,
+        emulator_options: dict[str, Any] | None = None,
+    ) -> None:
+        self.notebook = notebook
+        self._stack = ExitStack()
+        self.target: Target = self._stack.enter_context(
+            open_target(
+                base_url,
+                api_key or os.environ.get(KEY_VARIABLE, ""),
+                connect_timeout=connect_timeout,
+                read_timeout=read_timeout,
+                emulator_options=emulator_options,
+            )
+        )
+        self.info: RunInfo = describe(self.target)
+        self.out = Path(results_dir).resolve() if results_dir else None
+        if self.out is not None:
+            self.out.mkdir(parents=True, exist_ok=True)
+
+    # -- what the run is ---------------------------------------------------------------
+    def source(self) -> str:
+        if self.target.emulator:
+            return (
+                "the in-process emulator (`roncho.testing.FakeHoncho`), **not a real server**: "
+                "it mimics the behaviour recorded in the reference, so this answer only shows "
+                "the workbook works; run it against a real Honcho to settle the question"
+            )
+        return f"the server at `{self.target.label}`, observed on {self.info.date}"
+
+    def header(self) -> Markdown:
+        """Date, server, health answer and version: the first thing the notebook shows.
+
+        Also recorded as ``<notebook>__run.csv``.
+        """
+        info = self.info
+        self.record("run", [{**info.row(), "notebook": self.notebook}])
+        return Markdown(
+            f"**Run** {info.started_at} · **server** {info.server} · "
+            f"**health** `{info.health}` · **version** `{info.version or 'not revealed'}`\n\n"
+            f"Answers below come from {self.source()}."
+        )
+
+    # -- tables and files -----------------------------------------------------------------
+    def record(self, name: str, rows: list[dict[str, Any]] | pd.DataFrame) -> pd.DataFrame:
+        """Show ``rows`` as a table and write it as ``<notebook>__<name>.csv``."""
+        frame = rows if isinstance(rows, pd.DataFrame) else pd.DataFrame(rows)
+        if self.out is not None:
+            frame.to_csv(self.out / f"{self.notebook}__{name}.csv", index=False)
+        return frame
+
+    def evidence(self, finding: Finding) -> pd.DataFrame:
+        """Every call the probe made (step, method, path, status, body), recorded as CSV."""
+        return self.record("evidence", finding.trace.rows())
+
+    def plot_latency(self, latency: pd.DataFrame) -> Any:
+        """Time to first conclusion per trial, by message size; saved as PNG."""
+        fig, ax = plt.subplots(figsize=(6, 3.2))
+        for index, (size, group) in enumerate(latency.groupby("size", sort=True)):
+            # Trials side by side around their row, so equal latencies stay visible.
+            offset = (group["trial"] - group["trial"].mean()) * 0.08
+            done = ~group["timed_out"].astype(bool)
+            ax.scatter(
+                group["first_conclusion_s"][done],
+                (index + offset)[done],
+                label=f"{size}: derived (n={int(done.sum())})",
+            )
+            ax.scatter(
+                group["bound_s"][~done],
+                (index + offset)[~done],
+                marker="x",
+                label=f"{size}: timed out at the bound (n={int((~done).sum())})",
+            )
+        sizes = sorted(latency["size"].unique())
+        ax.set_yticks(range(len(sizes)), [f"{s} 512 tokens" for s in sizes])
+        ax.set_xlabel("seconds from message creation to first conclusion")
+        ax.set_title(f"Deriver latency ({self.info.server}, {self.info.date})")
+        ax.legend(loc="best", fontsize="small")
+        fig.tight_layout()
+        if self.out is not None:
+            fig.savefig(self.out / f"{self.notebook}__latency.png", dpi=120)
+        plt.close(fig)
+        return fig
+
+    def answer(
+        self, finding: Finding, *, also: list[Finding] | None = None, evidence_rows: int = 12
+    ) -> Markdown:
+        """The answer as Markdown with its evidence; also the summary and the index row.
+
+        ``also`` adds the answers of companion probes (e.g. a second emulator) to the text.
+        """
+        calls = finding.trace.rows()[:evidence_rows]
+        extra = " ".join(f"{f.question}: {f.answer}" for f in also or [])
+        lines = [
+            f"## Answer: {finding.question}",
+            "",
+            finding.answer + (f" {extra}" if extra else ""),
+            "",
+            f"*Source:* {self.source()}.",
+        ]
+        if calls:
+            lines += [
+                "",
+                f"Evidence (first {len(calls)} of {len(finding.trace.calls)} calls):",
+                "",
+                markdown_table(calls, ("step", "method", "path", "status", "body")),
+            ]
+        text = "\n".join(lines)
+        if self.out is not None:
+            (self.out / f"{self.notebook}.md").write_text(text + "\n", encoding="utf-8")
+            row = {
+                "date": self.info.date,
+                "server": self.info.server,
+                "emulator": self.target.emulator,
+                "version": self.info.version or "not revealed",
+                "health": self.info.health,
+                "notebook": self.notebook,
+                "question": finding.question,
+                "answer": finding.answer + (f" {extra}" if extra else ""),
+            }
+            (self.out / f"{self.notebook}{ANSWER_SUFFIX}").write_text(
+                json.dumps(row, indent=1) + "\n", encoding="utf-8"
+            )
+            root = self.out.parent.parent
+            if root.name == "results":
+                update_index(root)
+        return Markdown(text)
+
+    def close(self) -> None:
+        """Stop the emulator (if one was started); the scratch workspaces are already gone."""
+        self._stack.close()
+
+
+def markdown_table(
+    rows: list[dict[str, Any]], columns: tuple[str, ...], *, limit: int | None = 90
+) -> str:
+    """A GitHub Markdown table of ``columns`` (cells cut to ``limit`` characters)."""
+
+    def cell(value: Any) -> str:
+        text = "" if value is None else str(value)
+        text = text.replace("|", "\\|").replace("\n", " ")
+        return text if limit is None or len(text) <= limit else text[: limit - 1] + "…"
+
+    head = "| " + " | ".join(columns) + " |"
+    rule = "|" + "---|" * len(columns)
+    body = ["| " + " | ".join(cell(r.get(c)) for c in columns) + " |" for r in rows]
+    return "\n".join([head, rule, *body])
+
+
+def update_index(root: Path) -> Path:
+    """Rewrite the run table in ``root/README.md`` from every ``*.answer.json`` under it.
+
+    Idempotent: the table between the markers is rebuilt from the files; text outside
+    the markers is kept.
+    """
+    rows = []
+    for path in sorted(root.glob(f"*/*/*{ANSWER_SUFFIX}")):
+        data = json.loads(path.read_text(encoding="utf-8"))
+        folder = path.parent.relative_to(root).as_posix()
+        data["notebook"] = f"[{data['notebook']}]({folder}/{data['notebook']}.ipynb)"
+        rows.append(data)
+    rows.sort(key=lambda r: (r["date"], r["server"], r["notebook"]), reverse=False)
+    table = markdown_table(rows, ("date", "server", "version", "notebook", "answer"), limit=None)
+    readme = root / "README.md"
+    text = readme.read_text(encoding="utf-8") if readme.exists() else _INDEX_TEMPLATE
+    pattern = re.compile(re.escape(INDEX_START) + ".*?" + re.escape(INDEX_END), re.S)
+    block = f"{INDEX_START}\n{table}\n{INDEX_END}"
+    text = pattern.sub(lambda _m: block, text) if pattern.search(text) else text + "\n" + block
+    readme.write_text(text if text.endswith("\n") else text + "\n", encoding="utf-8")
+    return readme
+
+
+def today() -> str:
+    return datetime.now(UTC).strftime("%Y-%m-%d")
+
+
+_INDEX_TEMPLATE = f"""# Investigation results
+
+Each run of the workbook writes `results/<YYYY-MM-DD>/<server>/`: the executed notebooks,
+their tables as CSV (`<notebook>__<table>.csv`), the latency plot, one Markdown answer per
+notebook and `summary.md`. `server` is `emulator` for the embedded emulator or the host name
+of a real server, so an emulator run never overwrites a real server's results.
+
+Answers marked with server `emulator` only show the workbook runs; the questions are settled
+by a run against a real Honcho.
+
+{INDEX_START}
+{INDEX_END}
+"""
