@@ -227,7 +227,9 @@ class SessionPeerConfig:
 
     def __post_init__(self) -> None:
         for name in ("observe_me", "observe_others"):
-            if getattr(self, name) not in (None, True, False):
+            value = getattr(self, name)
+            # Not ``in (None, True, False)``: 1 == True, and 1 would be sent as 1.
+            if value is not None and not isinstance(value, bool):
                 raise ConfigError(f"{name} must be True, False or None")
 
     def to_json(self) -> JSON:
