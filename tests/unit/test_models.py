@@ -1,0 +1,719 @@
+"""Models: decoding realistic Honcho bodies (reference §3, §7) and checking inputs.
+
+Decoding takes only the fields memoryd relies on, ignores the rest, and turns every
+missing or mistyped field into a DecodeError naming the operation and the field.
+"""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+import json
+import math
+import re
+from collections.abc import Callable
+from datetime import UTC, datetime, timedelta, timezone
+from typing import Any
+
+import pytest
+
+from roncho import (
+    ChatAnswer,
+    ChatChunk,
+    Conclusion,
+    ConclusionCreate,
+    ConfigError,
+    DecodeError,
+    DeleteAccepted,
+    Evidence,
+    EvidenceMessage,
+    Health,
+    Message,
+    MessageCreate,
+    Page,
+    Peer,
+    QueueStatus,
+    Session,
+    SessionPeerConfig,
+    Workspace,
+    parse_timestamp,
+)
+from roncho._models import (
+    MAX_CONCLUSION_CHARS,
+    MAX_MESSAGE_CHARS,
+    MAX_METADATA_DEPTH,
+    MAX_METADATA_KEYS,
+    decode_list,
+)
+
+WHEN = "2026-11-30T12:00:00.123456Z"
+NANO = "V1StGXR8_Z5jdHi6B-myT"  # a 21-character nanoid, as the server makes
+
+WORKSPACE = {"id": "ws1", "metadata": {"team": "a"}, "configuration": {}, "created_at": WHEN}
+PEER = {
+    "id": "alice",
+    "workspace_id": "ws1",
+    "created_at": WHEN,
+    "metadata": {},
+    "configuration": {"observe_me": True},
+}
+SESSION = {
+    "id": "s1",
+    "is_active": True,
+    "workspace_id": "ws1",
+    "metadata": {},
+    "configuration": {"reasoning": {"enabled": False}},
+    "created_at": WHEN,
+}
+MESSAGE = {  # no "role": the server has none (reference O4, §7)
+    "id": NANO,
+    "content": "I moved to Lisbon last spring.",
+    "peer_id": "alice",
+    "session_id": "s1",
+    "metadata": {"turn": 3},
+    "created_at": WHEN,
+    "workspace_id": "ws1",
+    "token_count": 8,
+}
+CONCLUSION = {
+    "id": "c" * 21,
+    "content": "alice lives in Lisbon",
+    "observer_id": "alice",
+    "observed_id": "alice",
+    "session_id": None,
+    "level": "explicit",
+    "created_at": WHEN,
+    "source_ids": None,  # what the observed 3.2.0 server sends
+}
+QUEUE_EMPTY = {
+    "total_work_units": 0,
+    "completed_work_units": 0,
+    "in_progress_work_units": 0,
+    "pending_work_units": 0,
+    "sessions": None,
+}
+QUEUE_BUSY = {
+    "total_work_units": 3,
+    "completed_work_units": 1,
+    "in_progress_work_units": 1,
+    "pending_work_units": 1,
+    "sessions": {
+        NANO: {
+            "session_id": NANO,
+            "total_work_units": 3,
+            "completed_work_units": 1,
+            "in_progress_work_units": 1,
+            "pending_work_units": 1,
+        }
+    },
+}
+EVIDENCE = {
+    "conclusions": [{**CONCLUSION, "source_ids": ["d" * 21, "e" * 21], "times_derived": 2}],
+    "messages": [{"id": NANO, "session_id": "s1", "peer_id": "alice", "created_at": WHEN}],
+    "tool_calls": [{"tool_name": "search_memory", "tool_input": {"query": "home"}}],
+    "reasoning_trace_id": None,
+}
+
+
+# -- decoding realistic bodies ------------------------------------------------------------
+def test_models_workspace() -> None:
+    ws = Workspace.from_json(copy.deepcopy(WORKSPACE), "get_or_create_workspace")
+    assert ws == Workspace(
+        id="ws1", metadata={"team": "a"}, configuration={}, created_at=WHEN, created=None
+    )
+
+
+def test_models_peer() -> None:
+    peer = Peer.from_json(copy.deepcopy(PEER), "get_or_create_peer")
+    assert (peer.id, peer.workspace_id, peer.configuration) == (
+        "alice",
+        "ws1",
+        {"observe_me": True},
+    )
+
+
+def test_models_session() -> None:
+    session = Session.from_json(copy.deepcopy(SESSION), "get_or_create_session")
+    assert session.is_active is True
+    assert session.configuration == {"reasoning": {"enabled": False}}
+    inactive = Session.from_json({**SESSION, "is_active": False}, "op")
+    assert inactive.is_active is False
+    assert Session.from_json({"id": "s"}, "op").is_active is True  # absent: active
+
+
+def test_models_message_without_role() -> None:
+    msg = Message.from_json(copy.deepcopy(MESSAGE), "add_messages")
+    assert msg == Message(
+        id=NANO,
+        content="I moved to Lisbon last spring.",
+        peer_id="alice",
+        session_id="s1",
+        created_at=WHEN,
+        metadata={"turn": 3},
+        workspace_id="ws1",
+        token_count=8,
+    )
+    assert not hasattr(msg, "role")
+
+
+@pytest.mark.parametrize(
+    ("source_ids", "expected"),
+    [(None, None), ([], ()), (["a" * 21, "b" * 21], ("a" * 21, "b" * 21))],
+)
+def test_models_conclusion_source_ids(source_ids: object, expected: object) -> None:
+    conclusion = Conclusion.from_json(
+        {**CONCLUSION, "source_ids": source_ids}, "create_conclusions"
+    )
+    assert conclusion.source_ids == expected
+    assert conclusion.level == "explicit" and conclusion.session_id is None
+
+
+def test_models_conclusion_without_source_ids_field() -> None:
+    """SRC (3.0.12) sends no source_ids at all."""
+    body = {k: v for k, v in CONCLUSION.items() if k != "source_ids"}
+    assert Conclusion.from_json(body, "op").source_ids is None
+
+
+def test_models_page_of_messages() -> None:
+    body = {
+        "items": [MESSAGE, {**MESSAGE, "id": "x" * 21}],
+        "total": 2,
+        "page": 1,
+        "size": 50,
+        "pages": 1,
+    }
+    page = Page.decode(body, "list_messages", Message.from_json)
+    assert [m.id for m in page.items] == [NANO, "x" * 21]
+    assert (page.total, page.page, page.size, page.pages) == (2, 1, 50, 1)
+
+
+def test_models_empty_page() -> None:
+    body = {"items": [], "total": 0, "page": 1, "size": 50, "pages": 0}
+    page = Page.decode(body, "list_peers", Peer.from_json)
+    assert page.items == () and page.pages == 0
+
+
+def test_models_bare_list() -> None:
+    messages = decode_list([MESSAGE], "search", Message.from_json)
+    assert messages == (Message.from_json(MESSAGE, "search"),)
+    with pytest.raises(DecodeError, match="search: expected a JSON array, got an object"):
+        decode_list({"items": [MESSAGE]}, "search", Message.from_json)
+
+
+def test_models_queue_status_sessions_null() -> None:
+    status = QueueStatus.from_json(copy.deepcopy(QUEUE_EMPTY), "queue_status")
+    assert status.sessions == {} and status.idle
+
+
+def test_models_queue_status_internal_session_keys() -> None:
+    status = QueueStatus.from_json(copy.deepcopy(QUEUE_BUSY), "queue_status")
+    assert not status.idle
+    assert list(status.sessions) == [NANO]
+    entry = status.sessions[NANO]
+    assert (entry.session_id, entry.total_work_units, entry.pending_work_units) == (NANO, 3, 1)
+    # session_id absent in an entry: the key stands in for it
+    body = copy.deepcopy(QUEUE_BUSY)
+    del body["sessions"][NANO]["session_id"]
+    assert QueueStatus.from_json(body, "op").sessions[NANO].session_id == NANO
+
+
+@pytest.mark.parametrize(
+    ("pending", "in_progress", "idle"), [(0, 0, True), (1, 0, False), (0, 1, False)]
+)
+def test_models_queue_status_idle(pending: int, in_progress: int, idle: bool) -> None:
+    body = {**QUEUE_EMPTY, "pending_work_units": pending, "in_progress_work_units": in_progress}
+    assert QueueStatus.from_json(body, "op").idle is idle
+
+
+def test_models_chat_answer_without_evidence() -> None:
+    assert ChatAnswer.from_json({"content": "She lives in Lisbon."}, "chat") == ChatAnswer(
+        content="She lives in Lisbon.", evidence=None
+    )
+    assert ChatAnswer.from_json({"content": None}, "chat").content is None
+    assert ChatAnswer.from_json({"content": "x", "evidence": None}, "chat").evidence is None
+
+
+def test_models_chat_answer_with_evidence() -> None:
+    answer = ChatAnswer.from_json(
+        {"content": "Lisbon", "evidence": copy.deepcopy(EVIDENCE)}, "chat"
+    )
+    evidence = answer.evidence
+    assert evidence is not None
+    assert evidence.conclusions[0].source_ids == ("d" * 21, "e" * 21)
+    assert evidence.messages == (
+        EvidenceMessage(id=NANO, session_id="s1", peer_id="alice", created_at=WHEN),
+    )
+    assert evidence.tool_calls == ({"tool_name": "search_memory", "tool_input": {"query": "home"}},)
+    assert evidence.reasoning_trace_id is None
+
+
+def test_models_evidence_empty_lists_and_nulls() -> None:
+    evidence = Evidence.from_json({"conclusions": None, "messages": []}, "chat")
+    assert evidence == Evidence()
+
+
+def test_models_chat_chunks() -> None:
+    first = ChatChunk.from_json({"delta": {"content": "Hel"}, "done": False}, "chat_stream")
+    assert first == ChatChunk(content="Hel", done=False, evidence=None)
+    last = ChatChunk.from_json({"done": True}, "chat_stream")
+    assert last == ChatChunk(content="", done=True)
+    empty_delta = ChatChunk.from_json({"delta": {}, "done": False}, "chat_stream")
+    assert empty_delta.content == ""
+    with_evidence = ChatChunk.from_json({"done": True, "evidence": EVIDENCE}, "chat_stream")
+    assert with_evidence.evidence is not None and len(with_evidence.evidence.conclusions) == 1
+
+
+def test_models_health_and_delete_answers() -> None:
+    assert Health.from_json({"status": "ok"}, "probe").ok
+    assert not Health.from_json({"status": "degraded"}, "probe").ok
+    assert DeleteAccepted.from_json({"message": "Session deleted successfully"}, "op").message == (
+        "Session deleted successfully"
+    )
+    assert DeleteAccepted.from_json(None, "op") == DeleteAccepted(message=None)
+
+
+def test_models_session_peer_config() -> None:
+    config = SessionPeerConfig.from_json({"observe_me": None, "observe_others": True}, "op")
+    assert config == SessionPeerConfig(observe_me=None, observe_others=True)
+    assert config.to_json() == {"observe_me": None, "observe_others": True}
+    with pytest.raises(ConfigError):
+        SessionPeerConfig(observe_me=1)  # type: ignore[arg-type]
+
+
+# -- extra fields -------------------------------------------------------------------------
+EXTRA = {
+    "role": "user",
+    "times_derived": 1,
+    "internal_metadata": {"x": 1},
+    "kind": "scope",
+    "z": [1],
+}
+
+DECODERS: list[tuple[str, Callable[[object, str], Any], dict[str, Any]]] = [
+    ("workspace", Workspace.from_json, WORKSPACE),
+    ("peer", Peer.from_json, PEER),
+    ("session", Session.from_json, SESSION),
+    ("message", Message.from_json, MESSAGE),
+    ("conclusion", Conclusion.from_json, CONCLUSION),
+    ("queue status", QueueStatus.from_json, QUEUE_BUSY),
+    ("evidence", Evidence.from_json, EVIDENCE),
+    ("chat answer", ChatAnswer.from_json, {"content": "x", "evidence": EVIDENCE}),
+    ("chat event", ChatChunk.from_json, {"delta": {"content": "x"}, "done": False}),
+    ("health", Health.from_json, {"status": "ok"}),
+]
+
+
+@pytest.mark.parametrize(("what", "decode", "body"), DECODERS, ids=[d[0] for d in DECODERS])
+def test_models_extra_fields_ignored(
+    what: str, decode: Callable[[object, str], Any], body: dict[str, Any]
+) -> None:
+    assert decode({**copy.deepcopy(body), **EXTRA}, "op") == decode(copy.deepcopy(body), "op")
+
+
+@pytest.mark.parametrize(("what", "decode", "body"), DECODERS, ids=[d[0] for d in DECODERS])
+@pytest.mark.parametrize("bad", [None, [], "text", 1, True])
+def test_models_non_object_refused(
+    what: str, decode: Callable[[object, str], Any], body: dict[str, Any], bad: object
+) -> None:
+    with pytest.raises(DecodeError, match=f"^the_op: expected a JSON object for {what}"):
+        decode(bad, "the_op")
+
+
+@pytest.mark.parametrize(("what", "decode", "body"), DECODERS, ids=[d[0] for d in DECODERS])
+def test_models_decoded_are_frozen(
+    what: str, decode: Callable[[object, str], Any], body: dict[str, Any]
+) -> None:
+    model = decode(copy.deepcopy(body), "op")
+    field = dataclasses.fields(model)[0].name
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        setattr(model, field, None)
+
+
+# -- missing and mistyped fields ----------------------------------------------------------
+def _cases() -> list[tuple[str, Callable[[object, str], Any], dict[str, Any], str, object]]:
+    """(name, decoder, body, field, bad value); a bad value of MISSING deletes the field."""
+    cases = []
+    required = {
+        "workspace": (Workspace.from_json, WORKSPACE, ["id"]),
+        "peer": (Peer.from_json, PEER, ["id"]),
+        "session": (Session.from_json, SESSION, ["id"]),
+        "message": (
+            Message.from_json,
+            MESSAGE,
+            ["id", "content", "peer_id", "session_id", "created_at"],
+        ),
+        "conclusion": (
+            Conclusion.from_json,
+            CONCLUSION,
+            ["id", "content", "observer_id", "observed_id"],
+        ),
+        "queue status": (
+            QueueStatus.from_json,
+            QUEUE_BUSY,
+            [
+                "total_work_units",
+                "completed_work_units",
+                "in_progress_work_units",
+                "pending_work_units",
+            ],
+        ),
+        "health": (Health.from_json, {"status": "ok"}, ["status"]),
+    }
+    for what, (decode, body, fields) in required.items():
+        for field in fields:
+            for bad in (MISSING, None, 123, ["x"], {"x": 1}, True, 1.5):
+                if bad == 123 and field.endswith("work_units"):
+                    bad = "123"
+                cases.append((what, decode, body, field, bad))
+    optional_mistyped = {
+        "workspace": (
+            Workspace.from_json,
+            WORKSPACE,
+            {"metadata": [], "configuration": "x", "created_at": 1},
+        ),
+        "peer": (Peer.from_json, PEER, {"workspace_id": 5, "metadata": "m"}),
+        "session": (Session.from_json, SESSION, {"is_active": "yes", "metadata": 1}),
+        "message": (
+            Message.from_json,
+            MESSAGE,
+            {"token_count": "8", "metadata": [1], "workspace_id": 1},
+        ),
+        "conclusion": (
+            Conclusion.from_json,
+            CONCLUSION,
+            {"source_ids": "abc", "session_id": 1, "level": 2, "created_at": []},
+        ),
+        "queue status": (QueueStatus.from_json, QUEUE_BUSY, {"sessions": []}),
+    }
+    for what, (decode, body, bad_fields) in optional_mistyped.items():
+        for field, bad in bad_fields.items():
+            cases.append((what, decode, body, field, bad))
+    cases.append(("message", Message.from_json, MESSAGE, "token_count", True))
+    cases.append(("conclusion", Conclusion.from_json, CONCLUSION, "source_ids", ["a", 1]))
+    return cases
+
+
+MISSING = object()
+
+
+@pytest.mark.parametrize(
+    ("what", "decode", "body", "field", "bad"),
+    _cases(),
+    ids=lambda v: v if isinstance(v, str) else None,
+)
+def test_models_bad_field_is_decode_error_naming_op_and_field(
+    what: str, decode: Callable[[object, str], Any], body: dict[str, Any], field: str, bad: object
+) -> None:
+    data = copy.deepcopy(body)
+    if bad is MISSING:
+        del data[field]
+    else:
+        data[field] = bad
+    with pytest.raises(DecodeError) as info:
+        decode(data, "my_op")
+    message = str(info.value)
+    assert message.startswith("my_op: ")
+    assert f"{what}.{field} should be" in message
+
+
+def test_models_page_bad_fields() -> None:
+    good = {"items": [], "total": 0, "page": 1, "size": 50, "pages": 0}
+    for field in good:
+        for bad in (MISSING, None, "1", 1.0, {"a": 1}):
+            data = dict(good)
+            if bad is MISSING:
+                del data[field]
+            else:
+                data[field] = bad
+            with pytest.raises(DecodeError, match=f"^list_peers: page.{field} should be"):
+                Page.decode(data, "list_peers", Peer.from_json)
+    with pytest.raises(
+        DecodeError, match="^" + re.escape("list_peers: peer.id should be a string, got nothing")
+    ):
+        Page.decode({**good, "items": [{"name": "x"}]}, "list_peers", Peer.from_json)
+
+
+def test_models_nested_bad_fields_name_the_nested_thing() -> None:
+    bad_session = copy.deepcopy(QUEUE_BUSY)
+    bad_session["sessions"][NANO]["pending_work_units"] = None
+    with pytest.raises(DecodeError, match=rf"queue status.sessions\[{NANO}\].pending_work_units"):
+        QueueStatus.from_json(bad_session, "queue_status")
+    with pytest.raises(DecodeError, match=re.escape("chat: conclusion.observer_id should be")):
+        Evidence.from_json({"conclusions": [{**CONCLUSION, "observer_id": None}]}, "chat")
+    with pytest.raises(DecodeError, match=re.escape("chat: evidence message.id should be")):
+        Evidence.from_json({"messages": [{"session_id": "s"}]}, "chat")
+    with pytest.raises(
+        DecodeError, match=re.escape("chat: evidence.tool_calls should be a list of objects")
+    ):
+        Evidence.from_json({"tool_calls": ["x"]}, "chat")
+    with pytest.raises(DecodeError, match=re.escape("chat: evidence.conclusions should be a list")):
+        Evidence.from_json({"conclusions": {"a": 1}}, "chat")
+    with pytest.raises(
+        DecodeError, match=re.escape("chat_stream: chat event.delta should be an object")
+    ):
+        ChatChunk.from_json({"done": False}, "chat_stream")
+    with pytest.raises(
+        DecodeError, match="chat_stream: expected a JSON object for chat event delta"
+    ):
+        ChatChunk.from_json({"delta": "text", "done": False}, "chat_stream")
+    with pytest.raises(
+        DecodeError, match=re.escape("chat_stream: chat event delta.content should be")
+    ):
+        ChatChunk.from_json({"delta": {"content": 1}, "done": False}, "chat_stream")
+    with pytest.raises(DecodeError, match=re.escape("chat_stream: chat event.done should be")):
+        ChatChunk.from_json({"delta": {"content": "x"}, "done": "no"}, "chat_stream")
+    with pytest.raises(DecodeError, match=re.escape("chat: chat answer.content should be")):
+        ChatAnswer.from_json({"content": 1}, "chat")
+    with pytest.raises(DecodeError, match=re.escape("delete answer.message should be")):
+        DeleteAccepted.from_json({"message": 1}, "delete_session")
+
+
+# -- MessageCreate ------------------------------------------------------------------------
+def test_message_create_to_json() -> None:
+    when = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
+    body = MessageCreate(
+        "alice",
+        "hello",
+        metadata={"a": [1, {"b": None}]},
+        created_at=when,
+        configuration={"reasoning": {"enabled": False}},
+    ).to_json()
+    assert body == {
+        "peer_id": "alice",
+        "content": "hello",
+        "metadata": {"a": [1, {"b": None}]},
+        "created_at": "2026-11-30T12:00:00+00:00",
+        "configuration": {"reasoning": {"enabled": False}},
+    }
+    assert MessageCreate("bob", "").to_json() == {"peer_id": "bob", "content": ""}
+
+
+def test_message_create_content_limit() -> None:
+    assert MAX_MESSAGE_CHARS == 25_000
+    assert len(MessageCreate("a", "x" * 25_000).to_json()["content"]) == 25_000
+    assert MessageCreate("a", "é" * 25_000).to_json()  # characters, not bytes
+    with pytest.raises(ConfigError, match="25001 characters"):
+        MessageCreate("a", "x" * 25_001).to_json()
+    with pytest.raises(ConfigError, match="content must be a string"):
+        MessageCreate("a", b"bytes").to_json()  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("peer_id", ["", "a b", "a/b", "x" * 513, None])
+def test_message_create_peer_id_checked(peer_id: object) -> None:
+    with pytest.raises(ConfigError, match=re.escape("message.peer_id")):
+        MessageCreate(peer_id, "x").to_json()  # type: ignore[arg-type]
+
+
+def _nested(depth: int) -> dict[str, Any]:
+    value: dict[str, Any] = {}
+    for _ in range(depth - 1):
+        value = {"k": value}
+    return value
+
+
+@pytest.mark.parametrize(
+    "metadata",
+    [
+        {},
+        {"a": 1, "b": "x", "c": None, "d": True, "e": 1.5, "f": [1, "2"], "g": {"h": []}},
+        {f"k{i}": i for i in range(MAX_METADATA_KEYS)},
+        _nested(MAX_METADATA_DEPTH),
+        {"big": -(2**70), "tiny": 1e-300, "uni": "日本\x00"},
+    ],
+)
+def test_message_create_metadata_accepted(metadata: dict[str, Any]) -> None:
+    body = MessageCreate("a", "x", metadata=metadata).to_json()
+    assert body["metadata"] == metadata
+    json.dumps(body, allow_nan=False)
+
+
+@pytest.mark.parametrize(
+    ("metadata", "reason"),
+    [
+        ([("a", 1)], "must be a dict"),
+        ("a=1", "must be a dict"),
+        ({"x": math.nan}, "NaN and Infinity"),
+        ({"x": math.inf}, "NaN and Infinity"),
+        ({"x": [1, -math.inf]}, "NaN and Infinity"),
+        ({"x": {"y": math.nan}}, "NaN and Infinity"),
+        ({1: "a"}, "string keys"),
+        ({"a": {2: "b"}}, "string keys"),
+        ({"a": [{None: 1}]}, "string keys"),
+        ({"a": {1, 2}}, "not JSON-serialisable"),
+        ({"a": b"bytes"}, "not JSON-serialisable"),
+        ({"a": object()}, "not JSON-serialisable"),
+        ({"a": datetime(2026, 1, 1)}, "not JSON-serialisable"),
+        ({f"k{i}": i for i in range(MAX_METADATA_KEYS + 1)}, "101 top-level keys"),
+        (_nested(MAX_METADATA_DEPTH + 1), "deeper than 5"),
+    ],
+)
+def test_message_create_metadata_refused(metadata: object, reason: str) -> None:
+    with pytest.raises(ConfigError, match=reason):
+        MessageCreate("a", "x", metadata=metadata).to_json()  # type: ignore[arg-type]
+
+
+def test_message_create_metadata_self_reference_refused() -> None:
+    loop: dict[str, Any] = {}
+    loop["self"] = loop
+    with pytest.raises(ConfigError):
+        MessageCreate("a", "x", metadata=loop).to_json()
+
+
+@pytest.mark.parametrize(
+    ("created_at", "sent"),
+    [
+        ("2026-11-30T12:00:00Z", "2026-11-30T12:00:00Z"),
+        ("2026-11-30T12:00:00.5+02:00", "2026-11-30T12:00:00.5+02:00"),
+        ("2026-11-30t12:00:00z", "2026-11-30t12:00:00z"),
+        ("2026-11-30 12:00:00-05:30", "2026-11-30 12:00:00-05:30"),
+        (datetime(2026, 11, 30, 12, 0, 0, 250000, tzinfo=UTC), "2026-11-30T12:00:00.250000+00:00"),
+        (
+            datetime(2026, 11, 30, 12, tzinfo=timezone(timedelta(hours=-3))),
+            "2026-11-30T12:00:00-03:00",
+        ),
+    ],
+)
+def test_message_create_created_at_accepted(created_at: str | datetime, sent: str) -> None:
+    assert MessageCreate("a", "x", created_at=created_at).to_json()["created_at"] == sent
+
+
+@pytest.mark.parametrize(
+    "created_at",
+    [
+        datetime(2026, 11, 30, 12, 0),  # naive
+        "2026-11-30T12:00:00",  # no zone
+        "2026-11-30",
+        "2026-11-30T12:00Z",
+        "2026-13-01T00:00:00Z",
+        "2026-02-30T00:00:00Z",
+        "2026-11-30T24:00:00Z",
+        "2026-11-30T23:59:60Z",  # a leap second: Python cannot hold it
+        "2026-11-30T12:00:00+24:00",
+        "yesterday",
+        "",
+        1764504000,
+        1764504000.0,
+    ],
+)
+def test_message_create_created_at_refused(created_at: object) -> None:
+    with pytest.raises(ConfigError, match="created_at"):
+        MessageCreate("a", "x", created_at=created_at).to_json()  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    "configuration",
+    [
+        {"reasoning": {"enabled": True}},
+        {"reasoning": {"enabled": None, "custom_instructions": "x"}},
+        {},
+    ],
+)
+def test_message_create_configuration_accepted(configuration: dict[str, Any]) -> None:
+    assert MessageCreate("a", "x", configuration=configuration).to_json()["configuration"] == (
+        configuration
+    )
+
+
+@pytest.mark.parametrize(
+    "configuration",
+    [
+        {"deriver": {"enabled": False}},
+        {"skip_deriver": True},
+        {"reasoning": {"enabled": False}, "summary": {}},
+        ["reasoning"],
+        "reasoning",
+        {"reasoning": math.nan},
+    ],
+)
+def test_message_create_configuration_refused(configuration: object) -> None:
+    with pytest.raises(ConfigError, match="configuration"):
+        MessageCreate("a", "x", configuration=configuration).to_json()  # type: ignore[arg-type]
+
+
+def test_message_create_where_names_the_batch_position() -> None:
+    with pytest.raises(ConfigError, match=r"messages\[7\].peer_id"):
+        MessageCreate("bad id", "x").to_json("messages[7]")
+
+
+# -- ConclusionCreate ---------------------------------------------------------------------
+def test_conclusion_create_to_json() -> None:
+    assert ConclusionCreate("likes tea", "alice", "bob").to_json() == {
+        "content": "likes tea",
+        "observer_id": "alice",
+        "observed_id": "bob",
+    }
+    assert ConclusionCreate("x", "a", "b", session_id="s1").to_json()["session_id"] == "s1"
+
+
+def test_conclusion_create_content_limits() -> None:
+    assert MAX_CONCLUSION_CHARS == 65_535
+    assert ConclusionCreate("x" * 65_535, "a", "b").to_json()
+    with pytest.raises(ConfigError, match="65536 characters"):
+        ConclusionCreate("x" * 65_536, "a", "b").to_json()
+    with pytest.raises(ConfigError, match="non-empty"):
+        ConclusionCreate("", "a", "b").to_json()
+    with pytest.raises(ConfigError, match="non-empty"):
+        ConclusionCreate(None, "a", "b").to_json()  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "field"),
+    [
+        ({"observer_id": "a b"}, "observer_id"),
+        ({"observed_id": ""}, "observed_id"),
+        ({"session_id": "s/1"}, "session_id"),
+    ],
+)
+def test_conclusion_create_ids_checked(kwargs: dict[str, str], field: str) -> None:
+    args = {"content": "x", "observer_id": "a", "observed_id": "b", **kwargs}
+    with pytest.raises(ConfigError, match=f"conclusion.{field}"):
+        ConclusionCreate(**args).to_json()
+
+
+# -- parse_timestamp ----------------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("2026-11-30T12:00:00Z", datetime(2026, 11, 30, 12, tzinfo=UTC)),
+        ("2026-11-30T12:00:00.123456Z", datetime(2026, 11, 30, 12, 0, 0, 123456, tzinfo=UTC)),
+        ("2026-11-30T12:00:00.123456789Z", datetime(2026, 11, 30, 12, 0, 0, 123456, tzinfo=UTC)),
+        ("2026-11-30T12:00:00.5Z", datetime(2026, 11, 30, 12, 0, 0, 500000, tzinfo=UTC)),
+        ("2026-11-30t12:00:00z", datetime(2026, 11, 30, 12, tzinfo=UTC)),
+        ("2026-11-30 12:00:00+00:00", datetime(2026, 11, 30, 12, tzinfo=UTC)),
+        (
+            "2026-11-30T12:00:00+05:30",
+            datetime(2026, 11, 30, 12, tzinfo=timezone(timedelta(hours=5, minutes=30))),
+        ),
+        (
+            "2026-11-30T12:00:00-08:00",
+            datetime(2026, 11, 30, 12, tzinfo=timezone(timedelta(hours=-8))),
+        ),
+    ],
+)
+def test_parse_timestamp(text: str, expected: datetime) -> None:
+    parsed = parse_timestamp(text)
+    assert parsed == expected
+    assert parsed.utcoffset() == expected.utcoffset()
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "2026-11-30T12:00:00",
+        "2026-11-30",
+        "2026-11-30T12:00:00.Z",
+        "2026-11-30T12:00:00.1234567890Z",
+        "2026-11-30T25:00:00Z",
+        "2026-02-29T00:00:00Z",  # 2026 is not a leap year
+        "2026-11-30T23:59:60Z",
+        " 2026-11-30T12:00:00Z",
+        "2026-11-30T12:00:00Z\n",
+        "20261130T120000Z",
+        "",
+        None,
+        1764504000,
+    ],
+)
+def test_parse_timestamp_refused(text: object) -> None:
+    with pytest.raises(ValueError):
+        parse_timestamp(text)  # type: ignore[arg-type]
