@@ -17,6 +17,8 @@ echo "== ruff"
 .venv/bin/ruff check roncho tests scripts benchmarks notebooks/_lab.py
 echo "== mypy (strict on roncho/)"
 .venv/bin/mypy
+echo "== docs/compatibility.md is up to date with docs/observations"
+.venv/bin/python scripts/render_compat.py --check docs/observations/*.json
 echo "== pytest (tests and notebooks)"
 .venv/bin/python -m pytest tests \
     --nbval-lax --nbval-sanitize-with tests/notebooks/sanitize.cfg notebooks \
