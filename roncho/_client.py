@@ -1260,6 +1260,7 @@ class ChatStream:
         self._pending: list[ChatChunk] = []
         self._parts: list[str] = []
         self._finished = False
+        self._closed = False
         self.evidence: Evidence | None = None
         content_type = (head.get("content-type") or "").lower()
         self._json_body = content_type.startswith("application/json")
@@ -1280,6 +1281,12 @@ class ChatStream:
         while not self._pending:
             if self._finished:
                 raise StopIteration
+            if self._closed:
+                # Reading on would hit a closed socket; a short answer must not pass as whole.
+                raise ProtocolError(
+                    f"{self._op}: the stream was closed before its final event",
+                    request_sent=True,
+                )
             self._read_more()
         chunk = self._pending.pop(0)
         self._parts.append(chunk.content)
@@ -1348,6 +1355,7 @@ class ChatStream:
         return ChatAnswer(content=self.text, evidence=self.evidence)
 
     def close(self) -> None:
+        self._closed = True
         self._connection.close()
 
     def __enter__(self) -> ChatStream:
