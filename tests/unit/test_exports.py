@@ -1,0 +1,67 @@
+"""``roncho.__all__`` is complete and every name in it is importable (as httpx's
+``tests/test_exported_members.py``). Checked in a fresh interpreter, so submodules other
+tests imported (roncho.testing, roncho.workbook) do not show up as attributes."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import roncho
+
+SUBPROCESS_TIMEOUT = 30  # seconds; a fresh interpreter importing roncho takes well under 1 s
+
+_LIST_PUBLIC = """
+import json, types, __future__
+import roncho
+public = sorted(
+    name for name, value in vars(roncho).items()
+    if not name.startswith("_")
+    and not isinstance(value, types.ModuleType)
+    and not isinstance(value, __future__._Feature)
+)
+print(json.dumps({"public": public, "all": roncho.__all__}))
+"""
+
+
+def _fresh_names() -> dict[str, list[str]]:
+    result = subprocess.run(
+        [sys.executable, "-I", "-c", _LIST_PUBLIC],
+        capture_output=True,
+        text=True,
+        timeout=SUBPROCESS_TIMEOUT,
+        check=True,
+    )
+    names: dict[str, list[str]] = json.loads(result.stdout)
+    return names
+
+
+def test_exports_all_is_complete_and_sorted() -> None:
+    names = _fresh_names()
+    assert set(names["public"]) | {"__version__"} == set(names["all"])
+    assert len(names["all"]) == len(set(names["all"]))
+    assert names["all"] == sorted(names["all"])
+
+
+def test_exports_every_name_importable_and_from_roncho() -> None:
+    for name in roncho.__all__:
+        value = getattr(roncho, name)
+        if name == "__version__":
+            assert isinstance(value, str) and value.count(".") == 2
+            continue
+        assert value.__module__.startswith("roncho"), name
+        assert not value.__module__.startswith(("roncho.testing", "roncho.workbook")), name
+
+
+def test_exports_star_import_gives_exactly_all() -> None:
+    namespace: dict[str, object] = {}
+    exec("from roncho import *", namespace)
+    assert set(namespace) - {"__builtins__"} == set(roncho.__all__)
+
+
+def test_exports_public_classes_have_docstrings() -> None:
+    for name in roncho.__all__:
+        value = getattr(roncho, name)
+        if isinstance(value, type) or callable(value):
+            assert (value.__doc__ or "").strip(), f"{name} has no docstring"

@@ -1,0 +1,139 @@
+"""``import roncho`` has no side effects: no thread, no asyncio/ssl/pandas, no environment
+read, no file opened except its own and the standard library's modules.
+
+Each check runs in a fresh interpreter (``-I``: no PYTHON* variables, no user site). The
+probe script installs an audit hook (``sys.addaudithook``) that records every ``open``
+event, and swaps ``os.environ`` for a mapping that records every access, before roncho is
+imported. A plain ``http://`` Client is then built, which must not load ssl either.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import textwrap
+from typing import Any
+
+import pytest
+
+SUBPROCESS_TIMEOUT = 30  # seconds; generous for a cold interpreter on a shared CI machine
+
+_PROBE = textwrap.dedent(
+    """
+    import importlib.util, json, os, socket, sys, sysconfig, threading
+    from collections.abc import MutableMapping
+
+    package_dir = os.path.dirname(importlib.util.find_spec("roncho").origin)
+    stdlib_dirs = {sysconfig.get_paths()[k] for k in ("stdlib", "platstdlib")}
+
+    opened = []
+    def hook(event, args):
+        if event == "open" and isinstance(args[0], (str, bytes, os.PathLike)):
+            opened.append(os.fsdecode(args[0]))
+    sys.addaudithook(hook)
+
+    environ_reads = []
+    class Recording(MutableMapping):
+        def __init__(self, real): self._real = real
+        def _note(self, what):
+            caller = sys._getframe(2).f_code.co_filename
+            environ_reads.append([what, caller])
+        def __getitem__(self, key): self._note(f"get {key}"); return self._real[key]
+        def __setitem__(self, key, value): self._note(f"set {key}"); self._real[key] = value
+        def __delitem__(self, key): self._note(f"del {key}"); del self._real[key]
+        def __iter__(self): self._note("iter"); return iter(self._real)
+        def __len__(self): self._note("len"); return len(self._real)
+        def copy(self): self._note("copy"); return dict(self._real)
+    real_environ = os.environ
+    os.environ = Recording(real_environ)
+
+    before = set(sys.modules)
+    threads_before = threading.active_count()
+    import roncho
+    after_import = set(sys.modules)
+    if MODE == "client":
+        client = roncho.Client("http://127.0.0.1:9", "ws", api_key="k", read_timeout=5)
+        repr(client)
+        client.close()
+    os.environ = real_environ
+
+    def allowed(path):
+        if not path.endswith((".py", ".pyc")):
+            return False
+        path = os.path.realpath(path)
+        roots = [os.path.realpath(package_dir), *map(os.path.realpath, stdlib_dirs)]
+        return any(path.startswith(root + os.sep) for root in roots)
+
+    print(json.dumps({
+        "new_modules": sorted(set(sys.modules) - before),
+        "import_modules": sorted(after_import - before),
+        "threads_before": threads_before,
+        "threads": threading.active_count(),
+        "thread_names": [t.name for t in threading.enumerate()],
+        "environ": environ_reads,
+        "opened": opened,
+        "bad_opens": [p for p in opened if not allowed(p)],
+        "default_timeout": socket.getdefaulttimeout(),
+    }))
+    """
+)
+
+
+def _probe(mode: str) -> dict[str, Any]:
+    result = subprocess.run(
+        [sys.executable, "-I", "-c", f"MODE = {mode!r}\n" + _PROBE],
+        capture_output=True,
+        text=True,
+        timeout=SUBPROCESS_TIMEOUT,
+        cwd="/",
+    )
+    assert result.returncode == 0, result.stderr
+    report: dict[str, Any] = json.loads(result.stdout)
+    return report
+
+
+@pytest.fixture(scope="module", params=["import", "client"])
+def report(request: pytest.FixtureRequest) -> dict[str, Any]:
+    return _probe(request.param)
+
+
+def test_import_loads_roncho_and_no_forbidden_module(report: dict[str, Any]) -> None:
+    modules = set(report["new_modules"])
+    assert "roncho" in modules and "roncho._client" in modules  # the probe really imported
+    forbidden = {"asyncio", "ssl", "_ssl", "pandas", "numpy", "matplotlib", "concurrent.futures"}
+    assert modules & forbidden == set()
+    assert not any(m.startswith(("roncho.testing", "roncho.workbook")) for m in modules)
+
+
+def test_import_starts_no_thread(report: dict[str, Any]) -> None:
+    assert report["threads_before"] == 1
+    assert report["threads"] == 1, report["thread_names"]
+
+
+def test_import_reads_no_environment(report: dict[str, Any]) -> None:
+    assert report["environ"] == []
+
+
+def test_import_opens_only_module_files(report: dict[str, Any]) -> None:
+    assert any("roncho" in path for path in report["opened"])  # the hook saw the imports
+    assert report["bad_opens"] == []
+
+
+def test_import_sets_no_global_socket_timeout(report: dict[str, Any]) -> None:
+    assert report["default_timeout"] is None
+
+
+def test_import_probe_would_notice_an_environment_read() -> None:
+    """The recorder is live: a read made after import, on purpose, is reported."""
+    probe = _PROBE.replace('if MODE == "client":', 'os.environ.get("HOME")\nif MODE == "client":')
+    result = subprocess.run(
+        [sys.executable, "-I", "-c", "MODE = 'import'\n" + probe],
+        capture_output=True,
+        text=True,
+        timeout=SUBPROCESS_TIMEOUT,
+        cwd="/",
+    )
+    assert result.returncode == 0, result.stderr
+    reads = json.loads(result.stdout)["environ"]
+    assert [what for what, _caller in reads] == ["get HOME"]
