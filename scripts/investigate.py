@@ -62,6 +62,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--poll-interval", type=float, help="seconds between polls")
     parser.add_argument("--prefix", default="roncho-wb", help="scratch workspace id prefix")
     args = parser.parse_args(argv)
+    os.chdir(ROOT)
 
     label = server_label(args.base_url)
     results_root = (ROOT / args.results).resolve()
@@ -87,7 +88,8 @@ def main(argv: list[str] | None = None) -> int:
     failures = []
     try:
         for name in args.only or NOTEBOOKS:
-            source = ROOT / "notebooks" / f"{name}.ipynb"
+            # Relative paths: papermill records them in the executed notebook's metadata.
+            source = Path("notebooks") / f"{name}.ipynb"
             declared = papermill.inspect_notebook(str(source))
             parameters = {k: v for k, v in given.items() if k in declared}
             started = time.monotonic()
@@ -95,7 +97,7 @@ def main(argv: list[str] | None = None) -> int:
             try:
                 papermill.execute_notebook(
                     str(source),
-                    str(out / f"{name}.ipynb"),
+                    os.path.join(relative_out, f"{name}.ipynb"),
                     parameters=parameters,
                     kernel_name="python3",
                     cwd=str(ROOT),
