@@ -217,3 +217,91 @@ def chunked(*parts: bytes, trailers: bytes = b"") -> bytes:
     """A chunked body: one chunk per part, the last chunk, optional trailers."""
     out = b"".join(b"%x\r\n%s\r\n" % (len(p), p) for p in parts if p)
     return out + b"0\r\n" + trailers + b"\r\n"
+
+
+# -- listeners that must not be contacted, and addresses that refuse -----------------------
+class Trap:
+    """A loopback listener that should never get a connection (redirect targets, proxies).
+
+    It never answers. ``connections()`` drains its accept queue without blocking: a
+    blocking client's connect has completed (and sits in the queue) by the time its call
+    returns, so a count of 0 after the call means nothing was ever sent this way.
+    """
+
+    def __init__(self, *, host: str = "127.0.0.1") -> None:
+        family = socket.AF_INET6 if ":" in host else socket.AF_INET
+        self._listener = socket.socket(family, socket.SOCK_STREAM)
+        self._listener.bind((host, 0))
+        self._listener.listen(16)
+        self._listener.setblocking(False)
+        self.host = host
+        self.port: int = self._listener.getsockname()[1]
+        self._seen = 0
+
+    @property
+    def url(self) -> str:
+        host = f"[{self.host}]" if ":" in self.host else self.host
+        return f"http://{host}:{self.port}"
+
+    def connections(self) -> int:
+        while True:
+            try:
+                sock, _ = self._listener.accept()
+            except (BlockingIOError, InterruptedError):
+                return self._seen
+            sock.close()
+            self._seen += 1
+
+    def __enter__(self) -> Trap:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._listener.close()
+
+
+class RefusingPort:
+    """A loopback port that refuses connections: bound but not listening, held open so no
+    other process can take the port while the test runs (Linux answers RST, so ECONNREFUSED).
+    """
+
+    def __init__(self, *, host: str = "127.0.0.1") -> None:
+        family = socket.AF_INET6 if ":" in host else socket.AF_INET
+        self._sock = socket.socket(family, socket.SOCK_STREAM)
+        self._sock.bind((host, 0))
+        self.host = host
+        self.port: int = self._sock.getsockname()[1]
+
+    @property
+    def url(self) -> str:
+        host = f"[{self.host}]" if ":" in self.host else self.host
+        return f"http://{host}:{self.port}"
+
+    def __enter__(self) -> RefusingPort:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._sock.close()
+
+
+def never_answer(conn: Conn) -> None:
+    """Read the request, then say nothing until the client gives up and closes."""
+    conn.read_request()
+    conn.wait_closed()
+
+
+def sse_events(*payloads: object, newline: bytes = b"\n") -> bytes:
+    """An event stream: one ``data:`` event per payload (JSON-encoded unless bytes)."""
+    out = b""
+    for payload in payloads:
+        data = payload if isinstance(payload, bytes) else json.dumps(payload).encode()
+        out += b"data: " + data + newline + newline
+    return out
+
+
+def stream_head(*, content_type: str = "text/event-stream; charset=utf-8") -> bytes:
+    """The head of a 200 chunked answer, as Honcho starts a streamed chat."""
+    return (
+        b"HTTP/1.1 200 OK\r\nContent-Type: "
+        + content_type.encode("latin-1")
+        + b"\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n"
+    )
