@@ -62,9 +62,22 @@ def scratch_workspace(
             the body raised, its exception wins and carries a note naming the leftovers).
     """
     client = Client(base_url, scratch_id(prefix), api_key=api_key, **client_options)
+    # Cleanup works on its own copy, so a body that closes its client (``with client:``)
+    # cannot stop the workspace from being removed.
+    cleaner = client.with_options()
     try:
         _refuse_if_listed(client)
-        workspace = client.get_or_create_workspace(metadata=metadata, configuration=configuration)
+        try:
+            workspace = client.get_or_create_workspace(
+                metadata=metadata, configuration=configuration
+            )
+        except RonchoError as exc:
+            if exc.request_sent:
+                exc.add_note(
+                    f"workspace {client.workspace!r} may have been created in "
+                    f"{client.base_url}; delete it by hand if it exists"
+                )
+            raise
         if not workspace.created:
             raise RonchoError(
                 f"workspace {client.workspace!r} already existed (the server "
@@ -76,7 +89,7 @@ def scratch_workspace(
             yield client
             failed = False
         finally:
-            leftovers = _clean(client, cleanup_wait, sleep)
+            leftovers = _clean(cleaner, cleanup_wait, sleep)
             if leftovers:
                 message = (
                     f"scratch cleanup left {', '.join(leftovers)} in "
@@ -92,6 +105,7 @@ def scratch_workspace(
                     raise ScratchCleanupError(message, leftovers)
     finally:
         client.close()
+        cleaner.close()
 
 
 def _refuse_if_listed(client: Client) -> None:
@@ -108,15 +122,19 @@ def _clean(client: Client, wait: float, sleep: Callable[[float], None]) -> list[
     """Delete every active session, then the workspace; return what could not be removed."""
     leftovers: list[str] = []
     give_up_at = time.monotonic() + wait
+    slept = 0.0
     while True:
         stuck = _delete_sessions(client)
         try:
             client.delete_workspace()
             return leftovers
         except WorkspaceBusyError:
-            if time.monotonic() >= give_up_at:
+            # Bounded by the clock and by the sleeps asked for, so an injected sleep that
+            # does not pass time still gives a bounded number of attempts.
+            if time.monotonic() >= give_up_at or slept >= wait:
                 return [*stuck, f"workspace {client.workspace!r} (active sessions remain)"]
             sleep(_POLL)
+            slept += _POLL
         except StatusError as exc:
             if exc.status == 404:
                 return leftovers  # already gone
