@@ -1,0 +1,323 @@
+"""Property tests (hypothesis): parser results do not depend on how the bytes arrive,
+requests cannot be split by any argument, and ids either are refused or land exactly in
+their path segment.
+
+Each property runs PROPERTY_EXAMPLES examples in CI (no example database, see
+tests/conftest.py). Arbitrary-bytes robustness lives in tests/fuzz/fuzz_parsers.py.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+from unittest import mock
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import roncho._client
+from roncho import Client, ConfigError, MessageCreate
+from roncho._config import ID_PATTERN
+from roncho._http import BodyData, ResponseEnd, ResponseHead, ResponseParser, build_request
+from roncho._sse import ServerSentEvent, SSEDecoder
+
+# Examples per property in CI; 8 properties x 200 take a few seconds on one core.
+PROPERTY_EXAMPLES = 200
+CAP = 4096
+
+examples = settings(max_examples=PROPERTY_EXAMPLES, deadline=None, database=None)
+
+
+def cut(data: bytes, cuts: list[int]) -> list[bytes]:
+    points = sorted({min(c, len(data)) for c in cuts} | {0, len(data)})
+    return [data[a:b] for a, b in itertools.pairwise(points)]
+
+
+# -- valid responses ----------------------------------------------------------------------
+TOKEN_CHARS = "!#$%&'*+-.^_`|~0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+RESERVED = {"content-length", "transfer-encoding"}
+
+header_names = st.text(TOKEN_CHARS, min_size=1, max_size=12).filter(
+    lambda n: n.lower() not in RESERVED
+)
+# field-content: visible ASCII and obs-text, single inner spaces/tabs (no leading/trailing)
+header_values = st.text(
+    st.characters(codec="latin-1", exclude_categories=("Cc",), exclude_characters="\x7f"),
+    max_size=20,
+).map(lambda v: v.strip(" \t"))
+
+
+@dataclass(frozen=True)
+class Expected:
+    status: int
+    headers: tuple[tuple[str, str], ...]
+    body: bytes
+    trailers: tuple[tuple[str, str], ...]
+
+
+@st.composite
+def responses(draw: st.DrawFn) -> tuple[bytes, Expected, str]:
+    """A valid response in one framing, its expected parse, and the request method."""
+    status = draw(st.integers(200, 599))
+    method = draw(st.sampled_from(["GET", "POST", "DELETE", "HEAD"]))
+    headers = tuple(
+        (name, value)
+        for name, value in draw(st.lists(st.tuples(header_names, header_values), max_size=6))
+    )
+    version = draw(st.sampled_from([b"1.1", b"1.0"]))
+    eol = draw(st.sampled_from([b"\r\n", b"\n"]))
+    bodiless = method == "HEAD" or status in (204, 304)
+    body = b"" if bodiless else draw(st.binary(max_size=300))
+    framing = draw(st.sampled_from(["length", "chunked", "close"]))
+    trailers: tuple[tuple[str, str], ...] = ()
+    lines = [b"HTTP/" + version + b" %d " % status + draw(st.sampled_from([b"OK", b"", b"X Y"]))]
+    lines += [
+        n.encode() + b":" + draw(st.sampled_from([b"", b" ", b"\t "])) + v.encode("latin-1")
+        for n, v in headers
+    ]
+    if framing == "length":
+        lines.append(b"Content-Length: %d" % len(body))
+        payload = body
+    elif framing == "chunked":
+        lines.append(b"Transfer-Encoding: chunked")
+        sizes = draw(st.lists(st.integers(1, 64), max_size=10))
+        payload, rest = b"", body
+        for size in sizes:
+            if not rest:
+                break
+            piece, rest = rest[:size], rest[size:]
+            ext = draw(st.sampled_from([b"", b";a=b", b' ; q="x;y"']))
+            payload += b"%x" % len(piece) + ext + eol + piece + eol
+        if rest:
+            payload += b"%X" % len(rest) + eol + rest + eol
+        trailers = tuple(draw(st.lists(st.tuples(header_names, header_values), max_size=2)))
+        payload += (
+            b"0"
+            + eol
+            + b"".join(n.encode() + b": " + v.encode("latin-1") + eol for n, v in trailers)
+            + eol
+        )
+    else:
+        payload = body
+    if bodiless:
+        payload = b""
+        trailers = ()
+    interim = draw(st.sampled_from([b"", b"HTTP/1.1 100 Continue" + eol + eol]))
+    data = interim + eol.join(lines) + eol + eol + payload
+    expected = Expected(
+        status,
+        tuple((n.lower(), v) for n, v in headers),
+        body,
+        tuple((n.lower(), v) for n, v in trailers),
+    )
+    return data, expected, method
+
+
+def parse(chunks: list[bytes], method: str) -> tuple[ResponseHead, bytes, tuple[Any, ...]]:
+    parser = ResponseParser(max_body=CAP, request_method=method)
+    head: ResponseHead | None = None
+    body = bytearray()
+    for chunk in [*chunks, b""]:
+        parser.feed(chunk)
+        while (event := parser.next_event()) is not None:
+            if isinstance(event, ResponseHead):
+                head = event
+            elif isinstance(event, BodyData):
+                body += event.data
+            else:
+                assert isinstance(event, ResponseEnd) and head is not None
+                return head, bytes(body), event.trailers
+    raise AssertionError("no ResponseEnd")
+
+
+@examples
+@given(response=responses(), cuts=st.lists(st.integers(0, 800), max_size=20))
+def test_property_any_split_parses_like_whole(
+    response: tuple[bytes, Expected, str], cuts: list[int]
+) -> None:
+    data, expected, method = response
+    head, body, trailers = parse([data], method)
+    assert head.status == expected.status
+    assert tuple(h for h in head.headers if h[0] not in RESERVED) == expected.headers
+    assert body == expected.body
+    assert trailers == expected.trailers
+    assert parse(cut(data, cuts), method) == (head, body, trailers)
+
+
+@examples
+@given(response=responses())
+def test_property_byte_by_byte_parses_like_whole(response: tuple[bytes, Expected, str]) -> None:
+    data, _expected, method = response
+    assert parse([data[i : i + 1] for i in range(len(data))], method) == parse([data], method)
+
+
+# -- SSE ----------------------------------------------------------------------------------
+sse_values = st.text(
+    st.characters(exclude_characters="\r\n\x00", exclude_categories=("Cs",)), max_size=30
+)
+
+
+@st.composite
+def sse_streams(draw: st.DrawFn) -> tuple[bytes, list[ServerSentEvent]]:
+    """A stream of events with random fields, comments and line endings; expected events."""
+    eol = draw(st.sampled_from(["\n", "\r\n", "\r"]))
+    text, expected = "", []
+    for _ in range(draw(st.integers(0, 5))):
+        if draw(st.booleans()):
+            text += ":" + draw(sse_values) + eol
+        event_type = draw(st.one_of(st.none(), sse_values.filter(bool)))
+        if event_type is not None:
+            text += "event: " + event_type + eol
+        decoded = []
+        for line in draw(st.lists(sse_values, min_size=1, max_size=3)):
+            separator = draw(st.sampled_from(["", " "]))
+            text += "data:" + separator + line + eol
+            # one space after the colon is dropped, whether we put it there or the value did
+            decoded.append(line if separator else line.removeprefix(" "))
+        text += eol
+        expected.append(ServerSentEvent("\n".join(decoded), event_type or "message"))
+    return text.encode(), expected
+
+
+@examples
+@given(stream=sse_streams(), cuts=st.lists(st.integers(0, 600), max_size=20))
+def test_property_sse_any_split_decodes_like_whole(
+    stream: tuple[bytes, list[ServerSentEvent]], cuts: list[int]
+) -> None:
+    data, expected = stream
+    assert SSEDecoder(CAP).feed(data) == expected
+    split: list[ServerSentEvent] = []
+    decoder = SSEDecoder(CAP)
+    for chunk in cut(data, cuts):
+        split += decoder.feed(chunk)
+    assert split == expected
+
+
+# -- requests cannot be split -------------------------------------------------------------
+@examples
+@given(
+    target=st.text(max_size=30),
+    name=st.text(max_size=10),
+    value=st.text(max_size=30),
+)
+def test_property_build_request_never_splits(target: str, name: str, value: str) -> None:
+    """Whatever the strings, either ConfigError or exactly the lines we asked for."""
+    try:
+        request = build_request("GET", "/" + target, "h", [(name, value)], None)
+    except ConfigError:
+        return
+    head = request.decode("ascii")
+    assert head.endswith("\r\n\r\n")
+    lines = head[:-4].split("\r\n")
+    assert lines == [f"GET /{target} HTTP/1.1", "Host: h", f"{name}: {value}", "Connection: close"]
+    assert "\n" not in "".join(lines) and "\r" not in "".join(lines)
+
+
+# -- ids land exactly in their segment ----------------------------------------------------
+class _Captured(Exception):
+    def __init__(self, request: bytes) -> None:
+        super().__init__("captured")
+        self.request = request
+
+
+class _FakeConnection:
+    """Stands in for the socket transport: records the request and stops the call there."""
+
+    def __init__(self, *args: object, **kwargs: object) -> None:
+        pass
+
+    def send(self, request: bytes) -> None:
+        raise _Captured(request)
+
+    def close(self) -> None:
+        pass
+
+
+def request_line(call: Callable[[], object]) -> str | None:
+    """The request line ``call`` would send, or None when it refused with ConfigError."""
+    with mock.patch.object(roncho._client, "Connection", _FakeConnection):
+        try:
+            call()
+        except ConfigError:
+            return None
+        except _Captured as sent:
+            return sent.request.split(b"\r\n", 1)[0].decode("ascii")
+    raise AssertionError("the call neither refused nor sent")
+
+
+ids = st.one_of(
+    st.text(max_size=20),
+    st.from_regex(r"[A-Za-z0-9_-]{1,30}", fullmatch=True),
+    st.tuples(
+        st.from_regex(r"[A-Za-z0-9_-]{0,10}", fullmatch=True),
+        st.sampled_from(["/", "%2F", "..", "?", "#", "\r\n", " ", ".", "%", "\x00", "é", "&", "="]),
+        st.from_regex(r"[A-Za-z0-9_-]{0,10}", fullmatch=True),
+    ).map("".join),
+    st.sampled_from(["x" * 512, "x" * 513, "", "..", "."]),
+)
+
+
+def _valid(value: str) -> bool:
+    return ID_PATTERN.fullmatch(value) is not None
+
+
+@examples
+@given(value=ids)
+def test_property_ids_refused_or_exact_endpoint(value: str) -> None:
+    client = Client("http://127.0.0.1:9/pre", "ws")
+    cases: list[tuple[Callable[[], object], str]] = [
+        (lambda: client.delete_session(value), f"DELETE /pre/v3/workspaces/ws/sessions/{value}"),
+        (
+            lambda: client.get_message("s1", value),
+            f"GET /pre/v3/workspaces/ws/sessions/s1/messages/{value}",
+        ),
+        (
+            lambda: client.chat(value, "q"),
+            f"POST /pre/v3/workspaces/ws/peers/{value}/chat",
+        ),
+        (
+            lambda: client.queue_status(session_id=value),
+            f"GET /pre/v3/workspaces/ws/queue/status?session_id={value}",
+        ),
+        (
+            lambda: client.with_workspace(value).delete_workspace(),
+            f"DELETE /pre/v3/workspaces/{value}",
+        ),
+    ]
+    for call, endpoint in cases:
+        line = request_line(call)
+        if _valid(value):
+            assert line == endpoint + " HTTP/1.1"
+        else:
+            assert line is None
+
+
+@examples
+@given(peer_id=ids, content=st.text(max_size=50))
+def test_property_message_batch_refused_or_sent_as_json(peer_id: str, content: str) -> None:
+    """A message either is refused before sending or reaches the body unchanged."""
+    client = Client("http://127.0.0.1:9", "ws")
+    sent: list[bytes] = []
+
+    class Recording(_FakeConnection):
+        def send(self, request: bytes) -> None:
+            sent.append(request)
+            raise _Captured(request)
+
+    with mock.patch.object(roncho._client, "Connection", Recording):
+        try:
+            client.add_messages("s1", [MessageCreate(peer_id, content)])
+        except ConfigError:
+            assert not _valid(peer_id) and not sent
+            return
+        except _Captured:
+            pass
+    assert _valid(peer_id)
+    head, _, body = sent[0].partition(b"\r\n\r\n")
+    assert head.split(b"\r\n", 1)[0] == b"POST /v3/workspaces/ws/sessions/s1/messages HTTP/1.1"
+    assert json.loads(body) == {"messages": [{"peer_id": peer_id, "content": content}]}
+    assert re.search(rb"\r\nContent-Length: %d\r\n" % len(body), head)
