@@ -2,8 +2,9 @@
 
 Each round starts one worker process per contender (in a rotating order, so no contender
 always goes first) and that worker runs every operation: ``warmup`` calls, then
-``iterations`` timed calls, reporting mean wall time and mean client CPU time per call.
-A round's mean is one sample; the tables show the median over rounds and the range.
+``iterations`` calls each timed on its own, reporting the median wall time and median
+client CPU time per call (means are kept too). A round's figure is one sample; the tables
+show the median over rounds and the range.
 
 Operations (the server's answers are the same bytes for every contender):
     peer           get-or-create peer                      answer ~0.2 KB

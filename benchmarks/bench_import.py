@@ -24,11 +24,15 @@ from stats import Summary, ratio, table, verdict
 
 # A child that takes longer than this is broken, not slow.
 CHILD_TIMEOUT = 60.0
+# Children run here: ``python -c`` puts its working directory first on sys.path, and the
+# repo's own directory would shadow the roncho that PYTHONPATH names.
+NEUTRAL_CWD = "/"
 
 _DIFF = (
     "import sys\n"
     "before = set(sys.modules)\n"
     "import roncho\n"
+    "print(roncho.__file__)\n"
     "print('\\n'.join(sorted(set(sys.modules) - before)))\n"
 )
 
@@ -43,18 +47,28 @@ class ImportResult:
 def stdlib_modules(python: str, env: dict[str, str]) -> list[str]:
     """The standard-library modules ``import roncho`` adds to a bare interpreter."""
     out = subprocess.run(
-        [python, "-c", _DIFF], env=env, capture_output=True, text=True, timeout=CHILD_TIMEOUT
+        [python, "-c", _DIFF],
+        env=env,
+        cwd=NEUTRAL_CWD,
+        capture_output=True,
+        text=True,
+        timeout=CHILD_TIMEOUT,
     )
     out.check_returncode()
+    where, *loaded = out.stdout.split()
+    expected = env["PYTHONPATH"]
+    if not where.startswith(expected):
+        raise RuntimeError(f"roncho was imported from {where}, not from {expected}")
     names = subprocess.run(
         [python, "-c", "import sys; print('\\n'.join(sorted(sys.stdlib_module_names)))"],
         env=env,
+        cwd=NEUTRAL_CWD,
         capture_output=True,
         text=True,
         timeout=CHILD_TIMEOUT,
     ).stdout.split()
     stdlib = set(names)
-    return [m for m in out.stdout.split() if m.split(".")[0] in stdlib]
+    return [m for m in loaded if m.split(".")[0] in stdlib]
 
 
 # Appended to every child's code: its own peak RSS (VmHWM, KiB) from /proc. The parent's
@@ -72,7 +86,12 @@ def spawn(argv: list[str], env: dict[str, str]) -> tuple[float, int]:
     argv = [*argv[:-1], argv[-1] + _PEAK]
     start = time.perf_counter()
     out = subprocess.run(
-        argv, env=env, stdin=subprocess.DEVNULL, capture_output=True, timeout=CHILD_TIMEOUT
+        argv,
+        env=env,
+        cwd=NEUTRAL_CWD,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        timeout=CHILD_TIMEOUT,
     )
     wall = time.perf_counter() - start
     if out.returncode != 0:

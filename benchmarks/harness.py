@@ -95,7 +95,7 @@ def ensure_sdk(install: bool) -> tuple[Path | None, str | None, str]:
         if version is not None:
             return venv_python, version, f"{SDK_PACKAGE} {version} from {SDK_VENV.name}/"
     if not install:
-        return None, None, "SDK skipped (smoke mode does not install it; run without --smoke)"
+        return None, None, "not run (smoke mode does not install it; run without --smoke)"
     print(f"creating {SDK_VENV} and installing {SDK_PACKAGE}=={SDK_PIN} into it ...", flush=True)
     try:
         subprocess.run(
@@ -109,21 +109,22 @@ def ensure_sdk(install: bool) -> tuple[Path | None, str | None, str]:
             print(f"{SDK_PACKAGE}=={SDK_PIN} is not installable; trying the newest", flush=True)
             subprocess.run([*pip, SDK_PACKAGE], check=True, timeout=INSTALL_TIMEOUT)
     except (OSError, subprocess.SubprocessError) as exc:
-        return None, None, f"SDK not installed ({exc}); its columns are skipped"
+        return None, None, f"not run: installing it failed ({exc})"
     version = _sdk_version(venv_python)
     if version is None:
-        return None, None, "SDK installed but `import honcho` fails; its columns are skipped"
+        return None, None, "not run: installed, but `import honcho` fails"
     return venv_python, version, f"{SDK_PACKAGE} {version} (installed now into {SDK_VENV.name}/)"
 
 
-def interpreters(use_sdk: bool, install_sdk: bool) -> Interpreters:
+def interpreters(use_sdk: bool, install_sdk: bool, roncho_path: Path = REPO) -> Interpreters:
+    """``roncho_path``: the directory holding the ``roncho`` package (default: this repo)."""
     python = plain_python()
-    sdk_python, version, note = (None, None, "SDK skipped (--no-sdk)")
+    sdk_python, version, note = (None, None, "not run (--no-sdk)")
     if use_sdk:
         sdk_python, version, note = ensure_sdk(install_sdk)
     return Interpreters(
         python=python,
-        env=clean_env(PYTHONPATH=str(REPO)),
+        env=clean_env(PYTHONPATH=str(roncho_path)),
         sdk_python=None if sdk_python is None else str(sdk_python),
         sdk_env=clean_env(),
         sdk_version=version,
@@ -138,6 +139,7 @@ def run_worker(interp: Interpreters, contender: str, spec: dict[str, Any]) -> An
     out = subprocess.run(
         [python, str(WORKER), json.dumps(spec)],
         env=env,
+        cwd="/",  # nothing in the working directory may shadow the package under test
         capture_output=True,
         text=True,
         timeout=WORKER_TIMEOUT,
@@ -147,7 +149,31 @@ def run_worker(interp: Interpreters, contender: str, spec: dict[str, Any]) -> An
     return json.loads(out.stdout)
 
 
+def _revision() -> str:
+    """The commit roncho/ was measured at, marked when the tree's roncho/ differs from it."""
+    try:
+        head = subprocess.run(
+            ["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"],
+            capture_output=True,
+            text=True,
+            timeout=30,
+        ).stdout.strip()
+        dirty = subprocess.run(
+            ["git", "-C", str(REPO), "status", "--porcelain", "--", "roncho"],
+            capture_output=True,
+            text=True,
+            timeout=30,
+        ).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        return "an unknown commit"
+    return f"{head or 'an unknown commit'}{' + uncommitted changes in roncho/' if dirty else ''}"
+
+
 def machine(interp: Interpreters) -> list[str]:
+    roncho_from = interp.env["PYTHONPATH"]
+    where = roncho_from
+    if Path(roncho_from) == REPO:
+        where = f"the repo at {_revision()}"
     cpu = "unknown CPU"
     try:
         with open("/proc/cpuinfo") as f:
@@ -168,6 +194,6 @@ def machine(interp: Interpreters) -> list[str]:
         f"date: {now}",
         f"CPU: {cpu}, {os.cpu_count()} cores; {platform.system()} {platform.release()}",
         f"Python {version} ({base_python()}, run from an empty venv); "
-        f"roncho from the repo via PYTHONPATH",
+        f"roncho from {where} via PYTHONPATH",
         f"SDK: {interp.sdk_note}",
     ]

@@ -24,7 +24,7 @@ import bench_calls
 import bench_import
 import bench_large
 import bench_stream
-from harness import HERE, interpreters, machine
+from harness import HERE, REPO, interpreters, machine
 from server import Server
 
 RESULTS = HERE / "RESULTS.md"
@@ -36,6 +36,13 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--smoke", action="store_true", help="one short round (CI)")
     parser.add_argument("--rounds", type=int, help="rounds per benchmark (default 7, smoke 1)")
     parser.add_argument("--no-sdk", action="store_true", help="leave the official SDK out")
+    parser.add_argument(
+        "--roncho",
+        type=Path,
+        default=REPO,
+        metavar="DIR",
+        help="benchmark the roncho package found in DIR instead of this repo's (to try a fix)",
+    )
     parser.add_argument(
         "--write-results",
         action="store_true",
@@ -49,9 +56,12 @@ def main(argv: list[str]) -> int:
     smoke: bool = args.smoke
     rounds: int = args.rounds or (1 if smoke else 7)
     started = time.perf_counter()
-    interp = interpreters(use_sdk=not args.no_sdk, install_sdk=not smoke)
+    if not (args.roncho / "roncho" / "__init__.py").is_file():
+        print(f"{args.roncho} holds no roncho package", file=sys.stderr)
+        return 2
+    interp = interpreters(not args.no_sdk, not smoke, args.roncho.resolve())
     if interp.sdk_python is None:
-        print(interp.sdk_note, flush=True)
+        print(f"SDK {interp.sdk_note}", flush=True)
     header = machine(interp)
     sections: list[tuple[str, str]] = []
     goals: list[str] = []

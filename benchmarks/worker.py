@@ -20,6 +20,7 @@ from __future__ import annotations
 import gc
 import json
 import os
+import statistics
 import sys
 import time
 from collections.abc import Callable
@@ -214,18 +215,31 @@ def op_function(ops: Any, name: str) -> Callable[[], Any]:
 
 # -- the benchmark kinds -------------------------------------------------------------------
 def run_calls(spec: dict[str, Any]) -> dict[str, Any]:
-    """Per-call wall and CPU time: the mean over ``iterations`` after ``warmup`` calls."""
+    """Per-call wall and CPU time over ``iterations`` calls after ``warmup`` calls.
+
+    Each call is timed on its own and the median is kept: on a shared 2-core machine a
+    call now and then loses its core to another process, and a mean would carry that.
+    """
     ops = CONTENDERS[spec["contender"]](spec["url"])
     out: dict[str, Any] = {}
+    wall_clock, cpu_clock = time.perf_counter, time.process_time
     for name, iterations in spec["ops"]:
         call = op_function(ops, name)
         for _ in range(spec["warmup"]):
             call()
-        wall0, cpu0 = time.perf_counter(), time.process_time()
+        walls, cpus = [], []
         for _ in range(iterations):
+            wall0, cpu0 = wall_clock(), cpu_clock()
             call()
-        wall, cpu = time.perf_counter() - wall0, time.process_time() - cpu0
-        out[name] = {"wall_us": wall / iterations * 1e6, "cpu_us": cpu / iterations * 1e6}
+            cpu1, wall1 = cpu_clock(), wall_clock()
+            walls.append(wall1 - wall0)
+            cpus.append(cpu1 - cpu0)
+        out[name] = {
+            "wall_us": statistics.median(walls) * 1e6,
+            "cpu_us": statistics.median(cpus) * 1e6,
+            "wall_mean_us": statistics.fmean(walls) * 1e6,
+            "cpu_mean_us": statistics.fmean(cpus) * 1e6,
+        }
     return out
 
 
