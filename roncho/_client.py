@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import replace
-from typing import Any, Final, TypeVar
+from typing import Any, Final, TypeVar, cast
 from urllib.parse import quote
 
 from . import __version__
@@ -147,6 +147,9 @@ class Client:
     def __setattr__(self, name: str, value: object) -> None:
         raise AttributeError("roncho.Client is immutable; use with_workspace() or with_options()")
 
+    def __delattr__(self, name: str) -> None:
+        raise AttributeError("roncho.Client is immutable; use with_workspace() or with_options()")
+
     def __repr__(self) -> str:
         key = "set" if self._key is not None else "none"
         mode = ", read_only" if self._read_only else ""
@@ -215,6 +218,7 @@ class Client:
         return None if self._key is None else bytearray(self._key)
 
     def _copy(self, **changes: Any) -> Client:
+        self._check_open()  # a copy of a closed client would be closed too: say so now
         if not isinstance(changes.get("read_only", False), bool):
             raise ConfigError("read_only must be True or False")
         clone = object.__new__(Client)
@@ -1148,18 +1152,19 @@ class Client:
             # 0); some proxies answer 411 Length Required otherwise (create_key).
             payload = b""
         request = build_request(method, target, self._endpoint.host_header, headers, payload)
-        if self._key is not None:
-            # The key is spliced in as bytes after the Host line, so no str holding it is
-            # built; the bytes object itself is dropped as soon as it has been sent.
-            cut = request.index(b"\r\n", request.index(b"\r\n") + 2) + 2
-            request = b"".join(
-                (request[:cut], b"Authorization: Bearer ", bytes(self._key), b"\r\n", request[cut:])
-            )
         what = f"{method} {path or target.split('?', 1)[0]}"
         connection = Connection(self._endpoint, self._limits, clock, self._tls, what)
         try:
-            connection.send(request)
-            del request
+            # Only now, connected, is the key spliced in; the buffer holding it is zeroed
+            # once sent (or not), so no frame a traceback keeps alive still holds the key.
+            wire = self._with_key(request)
+            try:
+                # Connection.send only hands the buffer to socket.sendall, which takes a
+                # bytearray; the annotation there says bytes.
+                connection.send(cast(bytes, wire))
+            finally:
+                if isinstance(wire, bytearray):
+                    wire[:] = bytes(len(wire))
             parser = ResponseParser(max_body=self._limits.max_response_bytes, request_method=method)
             events = connection.events(parser)
             head = next(events)
@@ -1168,6 +1173,25 @@ class Client:
             connection.close()
             raise
         return connection, events, head
+
+    def _with_key(self, request: bytes) -> bytes | bytearray:
+        """The request with ``Authorization`` after the Host line, built as a bytearray
+        (no str and no bytes copy of the key is made), or the request as it is."""
+        if self._key is None:
+            return request
+        cut = request.index(b"\r\n", request.index(b"\r\n") + 2) + 2
+        wire = bytearray(request[:cut])
+        wire += b"Authorization: Bearer "
+        wire += self._key
+        wire += b"\r\n"
+        wire += request[cut:]
+        return wire
+
+    def _redact(self, data: bytes) -> bytes:
+        """A server that echoes the request must not put the key into an error."""
+        if self._key is None or not self._key or self._key not in data:
+            return data
+        return data.replace(self._key, b"[redacted]")
 
     def _status_failure(
         self, op: str, method: str, path: str, head: ResponseHead, events: Iterator[Any]
@@ -1181,16 +1205,13 @@ class Client:
                         break
         except RonchoError:
             pass  # the status is what matters; keep whatever body arrived
+        kept = self._redact(bytes(body))
         if 300 <= head.status < 400:
             location = head.get("location")
-            return RedirectError(
-                head.status,
-                method,
-                path,
-                bytes(body),
-                location=None if location is None else location[:200],
-            )
-        return status_error(head.status, method, path, bytes(body))
+            if location is not None:
+                location = self._redact(location.encode("latin-1")).decode("latin-1")[:200]
+            return RedirectError(head.status, method, path, kept, location=location)
+        return status_error(head.status, method, path, kept)
 
     def _json(self, response: Response, op: str, *, allow_empty: bool = False) -> Any:
         encoding = (response.head.get("content-encoding") or "identity").strip().lower()
