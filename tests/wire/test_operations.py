@@ -940,3 +940,60 @@ def test_reads_go_out_on_a_read_only_client() -> None:
             call(client)
     assert server.connections == len(calls)
     assert not server.errors
+
+
+@pytest.mark.parametrize("status", [200, 201])
+def test_creates_decode_whichever_success_status(status: int) -> None:
+    """The earlier record's table says 200 for message and conclusion creates; SRC, OAS
+    and the observed server say 201. Both decode."""
+    with RawServer([reply(status, [MESSAGE]), reply(status, [CONCLUSION])]) as server:
+        client = roncho.Client(server.url, WS, read_timeout=READ_TIMEOUT)
+        assert client.add_messages("s1", [MessageCreate("alice", "x")]) == (_message(MESSAGE),)
+        assert client.create_conclusions([ConclusionCreate("x", "alice", "alice")]) == (
+            _conclusion(CONCLUSION),
+        )
+
+
+def test_newer_server_fields_are_decoded_or_ignored() -> None:
+    """OAS 3.3: ``source_ids`` as an array, ``times_derived``; unknown fields are ignored."""
+    newer = {**CONCLUSION, "source_ids": [CID2, "c8Xw2LmQ0pR5tY7uI9oPc"], "times_derived": 3}
+    message = {**MESSAGE, "role": "user", "embedding_status": "done"}
+    with RawServer([reply(200, page([newer])), reply(200, [message])]) as server:
+        client = roncho.Client(server.url, WS, read_timeout=READ_TIMEOUT)
+        got = client.list_conclusions().items[0]
+        assert got.source_ids == (CID2, "c8Xw2LmQ0pR5tY7uI9oPc")
+        assert client.search("tea") == (_message(MESSAGE),)
+
+
+def test_fastapi_422_list_detail_is_kept() -> None:
+    detail = [
+        {
+            "type": "too_long",
+            "loc": ["body", "messages"],
+            "msg": "List should have at most 100 items after validation, not 101",
+            "input": [],
+            "ctx": {"field_type": "List", "max_length": 100, "actual_length": 101},
+        }
+    ]
+    with RawServer([reply(422, {"detail": detail})]) as server:
+        client = roncho.Client(server.url, WS, read_timeout=READ_TIMEOUT)
+        with pytest.raises(StatusError) as info:
+            client.update_workspace(metadata={})
+    assert info.value.status == 422 and info.value.detail == detail
+    assert "at most 100 items" in str(info.value)
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        {"items": [], "total": 0, "page": 1, "size": 50},  # no pages
+        {"items": None, "total": 0, "page": 1, "size": 50, "pages": 0},
+        [],  # a bare array where a Page is due
+    ],
+)
+def test_list_answer_without_page_fields_is_decode_error(answer: object) -> None:
+    with RawServer([reply(200, answer)]) as server:
+        client = roncho.Client(server.url, WS, read_timeout=READ_TIMEOUT)
+        with pytest.raises(roncho.DecodeError) as info:
+            client.list_messages("s1")
+    assert "list_messages" in str(info.value) and info.value.request_sent is True

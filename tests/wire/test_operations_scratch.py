@@ -213,6 +213,41 @@ def test_workspace_busy_past_the_bound_is_reported() -> None:
     assert lines(server, wid).count("DELETE /v3/workspaces/W") == 5
 
 
+def test_workspace_already_gone_counts_as_cleaned() -> None:
+    """A second delete answers 202 for a while, then 404: gone is what cleanup wants."""
+    base = honcho()
+
+    def answer(request: Request) -> tuple[int, Any]:
+        if request.request_line.startswith("DELETE /v3/workspaces/"):
+            return 404, {"detail": f"Workspace {workspace_of(request)} not found"}
+        return base(request)
+
+    with (
+        RawServer(routed(answer, 4)) as server,
+        scratch_workspace(server.url, read_timeout=READ_TIMEOUT) as client,
+    ):
+        pass
+    assert lines(server, client.workspace)[-1] == "DELETE /v3/workspaces/W"
+
+
+def test_workspace_delete_failing_otherwise_is_reported_with_its_status() -> None:
+    base = honcho()
+
+    def answer(request: Request) -> tuple[int, Any]:
+        if request.request_line.startswith("DELETE /v3/workspaces/"):
+            return 500, {"detail": "An unexpected error occurred"}
+        return base(request)
+
+    with (
+        RawServer(routed(answer, 4)) as server,
+        pytest.raises(ScratchCleanupError) as info,
+        scratch_workspace(server.url, read_timeout=READ_TIMEOUT) as client,
+    ):
+        pass
+    assert info.value.leftovers == [f"workspace {client.workspace!r} (500)"]
+    assert server.connections == 4  # a 500 is not retried
+
+
 def test_leftovers_become_a_note_on_the_body_exception() -> None:
     with (
         RawServer(routed(honcho(sessions=["s1"], busy=100, session_delete_status=500), 30)) as s,
