@@ -1093,7 +1093,7 @@ class Client:
         data = self._json(response, "create_key")
         key = data.get("key") if isinstance(data, dict) else None
         if not isinstance(key, str) or not key:
-            raise DecodeError("create_key: the answer has no key")
+            raise DecodeError("create_key: the answer has no key", request_sent=True)
         return key
 
     # -- plumbing ------------------------------------------------------------------------
@@ -1363,7 +1363,11 @@ class ChatStream:
             data = json.loads(body.decode("utf-8"), parse_constant=_refuse_constant)
         except (ValueError, RecursionError):
             raise DecodeError(f"{self._op}: the answer is not JSON", request_sent=True) from None
-        answer = ChatAnswer.from_json(data, self._op)
+        try:
+            answer = ChatAnswer.from_json(data, self._op)
+        except DecodeError as exc:
+            exc.request_sent = True  # the server answered, so it did receive the request
+            raise
         self._pending.append(
             ChatChunk(content=answer.content or "", done=True, evidence=answer.evidence)
         )

@@ -997,3 +997,27 @@ def test_list_answer_without_page_fields_is_decode_error(answer: object) -> None
         with pytest.raises(roncho.DecodeError) as info:
             client.list_messages("s1")
     assert "list_messages" in str(info.value) and info.value.request_sent is True
+
+
+@pytest.mark.parametrize(
+    ("call", "answer"),
+    [
+        (lambda c: c.create_key(workspace_id=WS), {"token": "x"}),
+        (lambda c: c.create_key(workspace_id=WS), {"key": ""}),
+        (lambda c: c.probe(), {"status": 1}),
+        (lambda c: c.queue_status(), {"total_work_units": 0}),
+        (lambda c: c.get_or_create_peer("alice"), {"workspace_id": WS}),
+        (lambda c: c.get_message("s1", MID), {**MESSAGE, "content": None}),
+        (lambda c: c.delete_session("s1"), ["accepted"]),
+    ],
+    ids=["key-missing", "key-empty", "health", "queue", "peer-id", "message-content", "delete"],
+)
+def test_bad_answer_shapes_are_decode_errors_after_sending(
+    call: Callable[[roncho.Client], Any], answer: object
+) -> None:
+    """DecodeError names the operation and says the request was sent (it may have acted)."""
+    with RawServer([reply(200, answer)]) as server:
+        client = roncho.Client(server.url, WS, read_timeout=READ_TIMEOUT)
+        with pytest.raises(roncho.DecodeError) as info:
+            call(client)
+    assert info.value.request_sent is True

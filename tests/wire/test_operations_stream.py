@@ -347,3 +347,16 @@ def test_oversized_stream_line_is_refused() -> None:
         client = roncho.Client(server.url, WS, read_timeout=READ_TIMEOUT, max_response_bytes=1024)
         with pytest.raises(roncho.ResponseTooLargeError):
             client.chat_stream("alice", "q").read_all()
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [{"content": 5}, {"content": "x", "evidence": {"messages": [{"no": "id"}]}}, ["x"]],
+)
+def test_json_fallback_with_a_bad_shape_is_decode_error_after_sending(answer: object) -> None:
+    with RawServer([reply(200, answer)]) as server:
+        stream = client_for(server).chat_stream("alice", "q")
+        with pytest.raises(DecodeError) as info:
+            stream.read_all()
+    assert info.value.request_sent is True
+    assert "chat_stream" in str(info.value)
