@@ -493,7 +493,8 @@ def check_metadata(value: object, what: str = "metadata") -> JSON:
 def check_json(value: object, what: str) -> None:
     """Serialisable with string keys and no NaN or Infinity (which JSON cannot carry)."""
     try:
-        json.dumps(value, allow_nan=False)
+        # Encoded as the client sends it, so a lone surrogate is refused here, not later.
+        json.dumps(value, allow_nan=False, ensure_ascii=False).encode("utf-8")
     except (TypeError, ValueError, RecursionError) as exc:
         raise ConfigError(f"{what} is not JSON-serialisable: {_reason(exc)}") from None
     if not _string_keys(value):
@@ -501,10 +502,21 @@ def check_json(value: object, what: str) -> None:
 
 
 def _reason(exc: BaseException) -> str:
+    if isinstance(exc, UnicodeEncodeError):
+        return "a string holds a lone surrogate, which UTF-8 cannot carry"
     text = str(exc)
     if "Out of range float" in text:
         return "NaN and Infinity cannot be sent"
     return text[:200]
+
+
+def check_text(value: str, what: str) -> str:
+    """Text UTF-8 can carry: a lone surrogate (left by a bad decode upstream) is refused."""
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        raise ConfigError(f"{what} holds a lone surrogate, which UTF-8 cannot carry") from None
+    return value
 
 
 def _string_keys(value: object) -> bool:
@@ -567,7 +579,10 @@ class MessageCreate:
                 f"{where}.content has {len(self.content)} characters; the server "
                 f"allows {MAX_MESSAGE_CHARS}"
             )
-        body: JSON = {"peer_id": self.peer_id, "content": self.content}
+        body: JSON = {
+            "peer_id": self.peer_id,
+            "content": check_text(self.content, f"{where}.content"),
+        }
         if self.metadata is not None:
             body["metadata"] = check_metadata(self.metadata, f"{where}.metadata")
         if self.created_at is not None:
@@ -602,7 +617,7 @@ class ConclusionCreate:
                 f"allows {MAX_CONCLUSION_CHARS}"
             )
         body: JSON = {
-            "content": self.content,
+            "content": check_text(self.content, f"{where}.content"),
             "observer_id": check_id(self.observer_id, f"{where}.observer_id"),
             "observed_id": check_id(self.observed_id, f"{where}.observed_id"),
         }
