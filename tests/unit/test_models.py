@@ -498,6 +498,19 @@ def test_message_create_content_limit() -> None:
         MessageCreate("a", b"bytes").to_json()  # type: ignore[arg-type]
 
 
+@pytest.mark.parametrize("text", ["\ud800", "ok \udcff", "\udfff\ud800"])
+def test_message_and_conclusion_lone_surrogate_refused(text: str) -> None:
+    """UTF-8 cannot carry it; refused as ConfigError, not a UnicodeEncodeError at send."""
+    with pytest.raises(ConfigError, match="surrogate"):
+        MessageCreate("a", text).to_json()
+    with pytest.raises(ConfigError, match="surrogate"):
+        ConclusionCreate(text, "a", "b").to_json()
+    with pytest.raises(ConfigError, match="surrogate"):
+        MessageCreate("a", "x", metadata={"k": text}).to_json()
+    with pytest.raises(ConfigError, match="surrogate"):
+        MessageCreate("a", "x", metadata={text: 1}).to_json()
+
+
 @pytest.mark.parametrize("peer_id", ["", "a b", "a/b", "x" * 513, None])
 def test_message_create_peer_id_checked(peer_id: object) -> None:
     with pytest.raises(ConfigError, match=re.escape("message.peer_id")):
