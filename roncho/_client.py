@@ -538,6 +538,9 @@ class Client:
         A field cannot be reset to None this way; the server keeps the old value.
         """
         config = SessionPeerConfig(observe_me=observe_me, observe_others=observe_others)
+        if observe_me is None and observe_others is None:
+            # The server would change no flag, yet still add the peer to the session.
+            raise ConfigError("set_session_peer_config needs observe_me or observe_others")
         path = self._ws(
             "sessions", _id(session_id, "session_id"), "peers", _id(peer_id, "peer_id"), "config"
         )

@@ -421,6 +421,13 @@ def test_session_peer_map_is_checked(client: roncho.Client) -> None:
         SessionPeerConfig(observe_others=1)  # type: ignore[arg-type]
 
 
+def test_set_session_peer_config_needs_a_flag(client: roncho.Client) -> None:
+    """All-None would set nothing, yet the server would add the peer to the session."""
+    exc = refused(lambda: client.set_session_peer_config("s", "a"))
+    assert "observe_me or observe_others" in str(exc)
+    sent(lambda: client.set_session_peer_config("s", "a", observe_me=False))
+
+
 def test_deadline_is_checked_before_sending(client: roncho.Client) -> None:
     for deadline in (0, -1, math.nan, math.inf, "5", True):
         refused(lambda d=deadline: client.probe(deadline=d))
