@@ -20,6 +20,7 @@ import subprocess
 import time
 from dataclasses import dataclass, field
 
+from harness import Interpreters
 from stats import Summary, ratio, table, verdict
 
 # A child that takes longer than this is broken, not slow.
@@ -99,23 +100,20 @@ def spawn(argv: list[str], env: dict[str, str]) -> tuple[float, int]:
     return wall, int(out.stdout.split()[-1])
 
 
-def run(
-    python: str,
-    env: dict[str, str],
-    sdk_python: str | None,
-    sdk_env: dict[str, str],
-    rounds: int,
-    repeats: int,
-) -> ImportResult:
+def run(interp: Interpreters, rounds: int, repeats: int) -> ImportResult:
+    python, env = interp.python, interp.env
     modules = stdlib_modules(python, env)
     contenders: dict[str, tuple[list[str], dict[str, str]]] = {
         "bare": ([python, "-c", "pass"], env),
         "stdlib-deps": ([python, "-c", "import " + ", ".join(modules)], env),
         "roncho": ([python, "-c", "import roncho"], env),
     }
-    if sdk_python is not None:
-        contenders["sdk-bare"] = ([sdk_python, "-c", "pass"], sdk_env)
-        contenders["sdk"] = ([sdk_python, "-c", "import honcho"], sdk_env)
+    if interp.alt_env is not None:
+        stdlib_modules(python, interp.alt_env)  # checks where roncho-alt is imported from
+        contenders["roncho-alt"] = ([python, "-c", "import roncho"], interp.alt_env)
+    if interp.sdk_python is not None:
+        contenders["sdk-bare"] = ([interp.sdk_python, "-c", "pass"], interp.sdk_env)
+        contenders["sdk"] = ([interp.sdk_python, "-c", "import honcho"], interp.sdk_env)
     result = ImportResult(modules)
     names = list(contenders)
     for argv, child_env in contenders.values():  # compile .pyc files, fill the page cache
@@ -155,6 +153,14 @@ def report(result: ImportResult) -> tuple[str, list[str]]:
         f"{(r['roncho'] - r['bare']) / 1024:.2f} MiB over a bare interpreter",
         f"roncho's own cost over its stdlib modules: {own_ms:+.1f} ms, {own_mb:+.2f} MiB",
     ]
+    if "roncho-alt" in m:
+        text.append(
+            f"roncho-alt: {m['roncho-alt'] - m['stdlib-deps']:+.1f} ms, "
+            f"{(r['roncho-alt'] - r['stdlib-deps']) / 1024:+.2f} MiB over roncho's stdlib "
+            f"modules; {m['roncho-alt'] - m['bare']:.1f} ms and "
+            f"{(r['roncho-alt'] - r['bare']) / 1024:.2f} MiB over a bare interpreter "
+            f"(its own stdlib modules may differ)"
+        )
     goals = [
         f"import: roncho adds {own_ms:.1f} ms over its stdlib modules (goal < 10 ms): "
         f"{verdict(own_ms < 10)}",

@@ -62,15 +62,27 @@ class Interpreters:
     sdk_env: dict[str, str]
     sdk_version: str | None
     sdk_note: str
+    alt_env: dict[str, str] | None = None  # --compare DIR: a second roncho, "roncho-alt"
 
     def for_contender(self, name: str) -> tuple[str, dict[str, str]]:
         if name == "sdk":
             assert self.sdk_python is not None
             return self.sdk_python, self.sdk_env
+        if name == "roncho-alt":
+            assert self.alt_env is not None
+            return self.python, self.alt_env
         return self.python, self.env
 
     def contenders(self, *names: str) -> list[str]:
-        return [n for n in names if n != "sdk" or self.sdk_python is not None]
+        """The named contenders that run here, with roncho-alt after roncho if asked for."""
+        out = []
+        for name in names:
+            if name == "sdk" and self.sdk_python is None:
+                continue
+            out.append(name)
+            if name == "roncho" and self.alt_env is not None:
+                out.append("roncho-alt")
+        return out
 
 
 def _sdk_version(python: Path) -> str | None:
@@ -116,8 +128,11 @@ def ensure_sdk(install: bool) -> tuple[Path | None, str | None, str]:
     return venv_python, version, f"{SDK_PACKAGE} {version} (installed now into {SDK_VENV.name}/)"
 
 
-def interpreters(use_sdk: bool, install_sdk: bool, roncho_path: Path = REPO) -> Interpreters:
-    """``roncho_path``: the directory holding the ``roncho`` package (default: this repo)."""
+def interpreters(
+    use_sdk: bool, install_sdk: bool, roncho_path: Path = REPO, alt_path: Path | None = None
+) -> Interpreters:
+    """``roncho_path``: the directory holding the ``roncho`` package (default: this repo);
+    ``alt_path``: another one, run side by side as contender ``roncho-alt``."""
     python = plain_python()
     sdk_python, version, note = (None, None, "not run (--no-sdk)")
     if use_sdk:
@@ -129,13 +144,14 @@ def interpreters(use_sdk: bool, install_sdk: bool, roncho_path: Path = REPO) -> 
         sdk_env=clean_env(),
         sdk_version=version,
         sdk_note=note,
+        alt_env=None if alt_path is None else clean_env(PYTHONPATH=str(alt_path)),
     )
 
 
 def run_worker(interp: Interpreters, contender: str, spec: dict[str, Any]) -> Any:
     """One worker process for one contender; its JSON answer."""
     python, env = interp.for_contender(contender)
-    spec = {**spec, "contender": contender}
+    spec = {**spec, "contender": "roncho" if contender == "roncho-alt" else contender}
     out = subprocess.run(
         [python, str(WORKER), json.dumps(spec)],
         env=env,
@@ -190,10 +206,12 @@ def machine(interp: Interpreters) -> list[str]:
         timeout=60,
     ).stdout.strip()
     now = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
+    alt = [] if interp.alt_env is None else [f"roncho-alt: {interp.alt_env['PYTHONPATH']}"]
     return [
         f"date: {now}",
         f"CPU: {cpu}, {os.cpu_count()} cores; {platform.system()} {platform.release()}",
         f"Python {version} ({base_python()}, run from an empty venv); "
         f"roncho from {where} via PYTHONPATH",
         f"SDK: {interp.sdk_note}",
+        *alt,
     ]

@@ -44,6 +44,12 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
         help="benchmark the roncho package found in DIR instead of this repo's (to try a fix)",
     )
     parser.add_argument(
+        "--compare",
+        type=Path,
+        metavar="DIR",
+        help="also run the roncho package in DIR, side by side, as contender roncho-alt",
+    )
+    parser.add_argument(
         "--write-results",
         action="store_true",
         help=f"insert this run, dated, at the top of {RESULTS.relative_to(HERE.parent)}",
@@ -56,10 +62,12 @@ def main(argv: list[str]) -> int:
     smoke: bool = args.smoke
     rounds: int = args.rounds or (1 if smoke else 7)
     started = time.perf_counter()
-    if not (args.roncho / "roncho" / "__init__.py").is_file():
-        print(f"{args.roncho} holds no roncho package", file=sys.stderr)
-        return 2
-    interp = interpreters(not args.no_sdk, not smoke, args.roncho.resolve())
+    for where in (args.roncho, args.compare):
+        if where is not None and not (where / "roncho" / "__init__.py").is_file():
+            print(f"{where} holds no roncho package", file=sys.stderr)
+            return 2
+    alt = None if args.compare is None else args.compare.resolve()
+    interp = interpreters(not args.no_sdk, not smoke, args.roncho.resolve(), alt)
     if interp.sdk_python is None:
         print(f"SDK {interp.sdk_note}", flush=True)
     header = machine(interp)
@@ -70,14 +78,7 @@ def main(argv: list[str]) -> int:
         print(f"[{time.perf_counter() - started:6.1f} s] {title} ...", file=sys.stderr, flush=True)
 
     step("1 import cost")
-    imports = bench_import.run(
-        interp.python,
-        interp.env,
-        interp.sdk_python,
-        interp.sdk_env,
-        rounds=rounds,
-        repeats=2 if smoke else 5,
-    )
+    imports = bench_import.run(interp, rounds=rounds, repeats=2 if smoke else 5)
     text, g = bench_import.report(imports)
     sections.append(("1. Import cost", text))
     goals += g
