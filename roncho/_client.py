@@ -535,7 +535,9 @@ class Client:
     ) -> None:
         """``PUT .../sessions/{s}/peers/{p}/config`` (204). Merges the non-None fields.
 
-        A field cannot be reset to None this way; the server keeps the old value.
+        A field cannot be reset to None this way; the server keeps the old value. At least
+        one flag must be given (ConfigError otherwise): an empty update would still add
+        the peer to the session.
         """
         config = SessionPeerConfig(observe_me=observe_me, observe_others=observe_others)
         if observe_me is None and observe_others is None:
