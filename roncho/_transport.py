@@ -99,7 +99,15 @@ class Connection:
             sock.close()
 
     def _settimeout(self) -> bool:
-        seconds, by_deadline = self._clock.wait_for(self._limits.read_timeout)
+        try:
+            seconds, by_deadline = self._clock.wait_for(self._limits.read_timeout)
+        except DeadlineExceeded:
+            # The deadline ran out between reads (e.g. a caller slow to iterate a stream):
+            # the same error as running out during a read, naming the request and saying
+            # whether it was sent, not the clock's bare one (which says request_sent False).
+            self.close()
+            doing = "waiting for the response" if self.request_sent else "sending the request"
+            raise self._timeout_error(True, doing) from None
         assert self._sock is not None
         self._sock.settimeout(seconds)
         return by_deadline
