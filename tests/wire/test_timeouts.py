@@ -187,3 +187,22 @@ def test_server_stalls_mid_body(framing: str) -> None:
     assert took < SERVER_WAIT
     assert caught.value.request_sent is True
     assert "no bytes for 0.3 s" in str(caught.value)
+
+
+def test_deadline_passing_while_the_caller_holds_a_stream() -> None:
+    """The deadline can run out between reads (the caller is slow to iterate): the error
+    still says the request was sent and names it. (It used to come from the clock bare,
+    with request_sent False.)"""
+    deltas = [{"delta": {"content": c}, "done": False} for c in "ab"]
+    first = chunked(sse_events(deltas[0]))[:-5]
+    rest = chunked(sse_events(deltas[1]))[:-5] + chunked(sse_events({"done": True}))
+    with RawServer([in_pieces([stream_head() + first, rest], DRIP_INTERVAL)]) as server:
+        stream = client(server.url).chat_stream("alice", "q", deadline=DEADLINE)
+        try:
+            with pytest.raises(DeadlineExceeded) as caught:
+                for _ in stream:
+                    time.sleep(DEADLINE * 1.5)  # the caller dawdles past the deadline
+        finally:
+            stream.close()
+    assert caught.value.request_sent is True
+    assert str(caught.value).startswith("POST /v3/workspaces/w/peers/alice/chat: ")
