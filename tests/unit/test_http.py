@@ -7,6 +7,7 @@ Every refused response must be refused each way, with the same error class.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -22,6 +23,7 @@ from roncho._http import (
     ResponseParser,
     build_request,
 )
+from roncho._sse import SSEDecoder
 
 CAP = 1024  # a small body cap so "one byte over" tests stay cheap
 TRAILING = b"HTTP/1.1 500 junk after the response\r\n\r\n"
@@ -615,3 +617,50 @@ def test_build_request_refuses_bad_method(method: str) -> None:
 def test_build_request_header_value_with_spaces_kept() -> None:
     request = build_request("GET", "/", "h", [("User-Agent", "roncho/0.1 (test; x=1)")], None)
     assert b"\r\nUser-Agent: roncho/0.1 (test; x=1)\r\n" in request
+
+
+# -- what Honcho (uvicorn) actually sends -------------------------------------------------
+def test_http_uvicorn_json_answer() -> None:
+    data = (
+        b"HTTP/1.1 201 Created\r\n"
+        b"date: Mon, 30 Nov 2026 12:00:00 GMT\r\n"
+        b"server: uvicorn\r\n"
+        b"content-length: 39\r\n"
+        b"content-type: application/json\r\n"
+        b"\r\n"
+        b'[{"id":"V1StGXR8_Z5jdHi6B-myT","x":1}]\n'
+    )
+    parsed = tr(data)
+    assert parsed.head.status == 201 and parsed.head.get("server") == "uvicorn"
+    assert parsed.body.startswith(b'[{"id"') and len(parsed.body) == 39
+
+
+def test_http_uvicorn_event_stream_through_both_decoders() -> None:
+    """A chunked text/event-stream answer: the HTTP parser's body feeds the SSE decoder."""
+    events = [
+        b'data: {"delta": {"content": "Li"}, "done": false}\n\n',
+        b'data: {"delta": {"content": "sbon"}, "done": false}\n\n',
+        b'data: {"done": true}\n\n',
+    ]
+    data = (
+        b"HTTP/1.1 200 OK\r\n"
+        b"content-type: text/event-stream; charset=utf-8\r\n"
+        b"transfer-encoding: chunked\r\n\r\n"
+        + b"".join(b"%x\r\n" % len(e) + e + b"\r\n" for e in events)
+        + b"0\r\n\r\n"
+    )
+    for chunks in ([data], byte_by_byte(data)):
+        parser = ResponseParser(max_body=CAP)
+        decoder = SSEDecoder(CAP)
+        got: list[str] = []
+        for chunk in chunks:
+            parser.feed(chunk)
+            while (event := parser.next_event()) is not None:
+                if isinstance(event, BodyData):
+                    got += [e.data for e in decoder.feed(event.data)]
+        assert parser.done
+        assert [json.loads(d) for d in got] == [
+            {"delta": {"content": "Li"}, "done": False},
+            {"delta": {"content": "sbon"}, "done": False},
+            {"done": True},
+        ]
