@@ -1000,8 +1000,12 @@ class Client:
         )
         try:
             if not 200 <= head.status < 300:
-                raise self._status_failure(op, "POST", path, head, events)
-            return ChatStream(op, connection, events, head, self._limits.max_response_bytes)
+                failure = self._status_failure(op, "POST", path, head, events)
+                del head, events  # as in _call: no unredacted answer left in a local
+                raise failure
+            return ChatStream(
+                op, connection, events, head, self._limits.max_response_bytes, self._redact
+            )
         except BaseException:
             connection.close()
             raise
@@ -1127,12 +1131,16 @@ class Client:
         connection, events, head = self._send(op, method, target, path, body, deadline)
         try:
             if not 200 <= head.status < 300:
-                raise self._status_failure(op, method, path, head, events)
+                failure = self._status_failure(op, method, path, head, events)
+                # No local a traceback keeps (and a reporter may record) holds what the
+                # server sent unredacted: a Location or body echoing the key.
+                del head, events
+                raise failure
             chunks = []
             for event in events:
                 if isinstance(event, BodyData):
                     chunks.append(event.data)
-            return Response(head, b"".join(chunks))
+            return Response(self._scrub_head(head), self._redact(b"".join(chunks)))
         finally:
             connection.close()
 
@@ -1197,6 +1205,16 @@ class Client:
         if self._key is None or not self._key or self._key not in data:
             return data
         return data.replace(self._key, b"[redacted]")
+
+    def _scrub_head(self, head: ResponseHead) -> ResponseHead:
+        """The head with the key redacted from any header value that echoes it."""
+        if self._key is None or not any(self._key in v.encode("latin-1") for _, v in head.headers):
+            return head
+        headers = tuple(
+            (name, self._redact(value.encode("latin-1")).decode("latin-1"))
+            for name, value in head.headers
+        )
+        return replace(head, headers=headers)
 
     def _status_failure(
         self, op: str, method: str, path: str, head: ResponseHead, events: Iterator[Any]
@@ -1278,8 +1296,10 @@ class ChatStream:
         events: Iterator[Any],
         head: ResponseHead,
         max_bytes: int,
+        redact: Callable[[bytes], bytes] = bytes,
     ) -> None:
         self._op = op
+        self._redact = redact
         self._connection = connection
         self._events = events
         self._decoder = SSEDecoder(max_bytes)
@@ -1363,7 +1383,8 @@ class ChatStream:
 
     def _finish_json(self) -> None:
         """A server that ignored ``stream: true`` answered with one JSON body."""
-        body: bytes = getattr(self, "_body", b"")
+        body: bytes = self._redact(getattr(self, "_body", b""))
+        self._body = body
         try:
             data = json.loads(body.decode("utf-8"), parse_constant=_refuse_constant)
         except (ValueError, RecursionError):
