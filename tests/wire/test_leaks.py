@@ -254,30 +254,7 @@ def test_error_text_never_holds_the_key(
     assert all(r.name == "memoryd.sync" for r in caplog.records), "roncho logs nothing"
 
 
-# A server that echoes the key back (a debug endpoint, a reflecting proxy) still puts it in
-# captured locals of roncho/_client.py frames, though every error text is redacted:
-# ``_call``'s ``head`` (a redirect's Location) and the 2xx body held by ``_json``/``_decode``
-# (``response``, ``text``) when it fails to decode. Reported for _client.py; strict, so a fix
-# shows up as an XPASS to clean away.
-ECHO_LEAKS_IN_CLIENT_LOCALS = {
-    "echoed-in-200-body": "Client._json/_decode keep the unredacted 2xx body in locals",
-    "echoed-in-location": "Client._call keeps the ResponseHead (with Location) in a local",
-}
-
-
-@pytest.mark.parametrize(
-    "path",
-    [
-        pytest.param(
-            p,
-            marks=pytest.mark.xfail(reason=ECHO_LEAKS_IN_CLIENT_LOCALS[p.name], strict=True)
-            if p.name in ECHO_LEAKS_IN_CLIENT_LOCALS
-            else (),
-        )
-        for p in PATHS
-    ],
-    ids=[p.name for p in PATHS],
-)
+@pytest.mark.parametrize("path", PATHS, ids=[p.name for p in PATHS])
 def test_traceback_locals_never_hold_the_key(path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     error = raise_error(path, monkeypatch)
     te = traceback.TracebackException.from_exception(error, capture_locals=True)
