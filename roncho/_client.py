@@ -54,6 +54,7 @@ from ._models import (
     Workspace,
     check_json,
     check_metadata,
+    check_text,
     decode_list,
     finite,
 )
@@ -1214,7 +1215,7 @@ class Client:
             (name, self._redact(value.encode("latin-1")).decode("latin-1"))
             for name, value in head.headers
         )
-        return replace(head, headers=headers)
+        return head._replace(headers=headers)
 
     def _status_failure(
         self, op: str, method: str, path: str, head: ResponseHead, events: Iterator[Any]
@@ -1243,10 +1244,12 @@ class Client:
                 f"{op}: the answer is encoded with {encoding[:40]!r}, which roncho never asks for",
                 request_sent=True,
             )
-        if not response.body.strip() and (allow_empty or response.status == 204):
+        body = response.take_body()  # so only the text and the objects are alive at once
+        if not body.strip() and (allow_empty or response.status == 204):
             return None
         try:
-            text = response.body.decode("utf-8")
+            text = body.decode("utf-8")
+            del body
             return json.loads(text, parse_constant=_refuse_constant)
         except UnicodeDecodeError:
             raise DecodeError(f"{op}: the answer is not UTF-8", request_sent=True) from None
@@ -1513,7 +1516,7 @@ def _text(value: object, what: str, limit: int | None, *, allow_empty: bool = Fa
         raise ConfigError(f"{what} must not be empty")
     if limit is not None and len(value) > limit:
         raise ConfigError(f"{what} has {len(value)} characters; the server allows {limit}")
-    return value
+    return check_text(value, what)
 
 
 def _with_created(model: T, response: Response) -> T:

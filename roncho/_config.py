@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass
+from typing import NamedTuple
 from urllib.parse import urlsplit
 
 from ._errors import ConfigError
@@ -30,8 +30,7 @@ _HOST_PATTERN = re.compile(r"[A-Za-z0-9._-]{1,253}|[0-9A-Fa-f:.]{2,45}")
 _KEY_PATTERN = re.compile(r"[A-Za-z0-9._~+/=-]+")
 
 
-@dataclass(frozen=True, slots=True)
-class Endpoint:
+class Endpoint(NamedTuple):
     """Where requests go: parsed once from the caller's base URL."""
 
     scheme: str

@@ -8,7 +8,7 @@ the workspace, waiting a bounded time for the delete to be accepted.
 
 from __future__ import annotations
 
-import secrets
+import os
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -38,7 +38,7 @@ class ScratchCleanupError(RonchoError):
 def scratch_id(prefix: str = "roncho-test", *, now: datetime | None = None) -> str:
     """``<prefix>-<YYYYMMDD>-<HHMMSS>-<8 hex>``: unique, sortable, and a valid Honcho id."""
     stamp = (now or datetime.now(UTC)).strftime("%Y%m%d-%H%M%S")
-    return check_id(f"{prefix}-{stamp}-{secrets.token_hex(4)}", "scratch workspace id")
+    return check_id(f"{prefix}-{stamp}-{os.urandom(4).hex()}", "scratch workspace id")
 
 
 @contextmanager

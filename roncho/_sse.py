@@ -11,13 +11,12 @@ the stream ends is discarded. ``SSEDecoder`` chains the two.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from ._errors import DecodeError, ResponseTooLargeError
 
 
-@dataclass(frozen=True, slots=True)
-class ServerSentEvent:
+class ServerSentEvent(NamedTuple):
     data: str
     event: str = "message"
     id: str | None = None

@@ -12,8 +12,7 @@ from __future__ import annotations
 import socket
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ._config import Endpoint
 from ._errors import (
@@ -34,21 +33,34 @@ RECV_BYTES = 256 * 1024
 ERROR_BODY_BYTES = 4096
 
 
-@dataclass(frozen=True, slots=True)
-class Limits:
+class Limits(NamedTuple):
     connect_timeout: float
     read_timeout: float
     max_response_bytes: int
 
 
-@dataclass(frozen=True, slots=True)
 class Response:
-    head: ResponseHead
-    body: bytes
+    """A complete answer. ``take_body()`` hands the bytes over, so the caller can let them
+    go while parsing: holding the bytes, the text and the objects at once costs 3x the body.
+    """
+
+    __slots__ = ("_body", "head")
+
+    def __init__(self, head: ResponseHead, body: bytes) -> None:
+        self.head = head
+        self._body = body
 
     @property
     def status(self) -> int:
         return self.head.status
+
+    @property
+    def body(self) -> bytes:
+        return self._body
+
+    def take_body(self) -> bytes:
+        body, self._body = self._body, b""
+        return body
 
 
 def _resolve(host: str, port: int) -> list[tuple[Any, ...]]:
