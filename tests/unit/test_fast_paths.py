@@ -3,15 +3,16 @@ and a Response handing its body over exactly once."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from roncho import DecodeError, Message
+from roncho import ConfigError, DecodeError, Message
 from roncho._http import ResponseHead
-from roncho._models import _Fields
+from roncho._models import _Fields, check_json
 from roncho._transport import Response
 
 FIELDS = (
@@ -102,3 +103,52 @@ def test_response_hands_its_body_over_once() -> None:
     assert response.status == 200
     assert response.take_body() == b'{"a":1}'
     assert response.body == b"" and response.take_body() == b""
+
+
+def _dumps_accepts(value: object) -> bool:
+    """The reference: what the request encoder can send, with string keys only."""
+
+    def string_keys(v: object) -> bool:
+        if isinstance(v, dict):
+            return all(isinstance(k, str) and string_keys(x) for k, x in v.items())
+        if isinstance(v, (list, tuple)):
+            return all(string_keys(x) for x in v)
+        return True
+
+    try:
+        json.dumps(value, allow_nan=False, ensure_ascii=False).encode("utf-8")
+    except (TypeError, ValueError):
+        return False
+    return string_keys(value)
+
+
+json_ish = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers()
+    | st.floats()
+    | st.text(max_size=4)
+    | st.sampled_from(["\ud800", "é", b"bytes", {1, 2}]),
+    lambda inner: (
+        st.lists(inner, max_size=3)
+        | st.dictionaries(st.text(max_size=3) | st.integers(), inner, max_size=3)
+    ),
+    max_leaves=12,
+)
+
+
+@given(json_ish)
+def test_json_check_walk_agrees_with_the_encoder(value: object) -> None:
+    try:
+        check_json(value, "metadata")
+        accepted = True
+    except ConfigError:
+        accepted = False
+    assert accepted == _dumps_accepts(value)
+
+
+def test_json_check_refuses_a_cycle_instead_of_recursing_forever() -> None:
+    cycle: dict[str, Any] = {}
+    cycle["self"] = cycle
+    with pytest.raises(ConfigError, match="refers to itself"):
+        check_json(cycle, "metadata")
