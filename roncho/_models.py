@@ -152,6 +152,8 @@ def decode_list(data: object, op: str, item: Callable[[object, str], T]) -> tupl
 # -- resources ---------------------------------------------------------------------------
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Workspace:
+    """A workspace: the unit a key is scoped to. ``created`` is set only by get-or-create."""
+
     id: str
     metadata: JSON = field(default_factory=dict)
     configuration: JSON = field(default_factory=dict)
@@ -172,6 +174,8 @@ class Workspace:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Peer:
+    """A participant (user, agent) whose messages can be observed and reasoned about."""
+
     id: str
     workspace_id: str | None = None
     metadata: JSON = field(default_factory=dict)
@@ -194,6 +198,8 @@ class Peer:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Session:
+    """A conversation; ``is_active`` turns false at once when it is deleted."""
+
     id: str
     is_active: bool = True
     workspace_id: str | None = None
@@ -242,6 +248,8 @@ class SessionPeerConfig:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Message:
+    """A stored message. Required are only the fields memoryd reads; ``role`` is not sent."""
+
     id: str
     content: str
     peer_id: str
@@ -327,6 +335,8 @@ _MESSAGE_SETTERS = tuple(
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Conclusion:
+    """What ``observer_id`` has concluded about ``observed_id``; explicit ones have no sources."""
+
     id: str
     content: str
     observer_id: str
@@ -379,6 +389,8 @@ class Page(Generic[T]):
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class EvidenceMessage:
+    """A message the dialectic read (ids only, no content)."""
+
     id: str
     session_id: str | None = None
     peer_id: str | None = None
@@ -458,6 +470,8 @@ class ChatChunk:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class SessionQueueStatus:
+    """Queue counts for one session, keyed by the server's internal session id."""
+
     session_id: str
     total_work_units: int
     completed_work_units: int
