@@ -35,6 +35,8 @@ MAX_HEADER_BYTES = 64 * 1024
 MAX_CHUNK_LINE_BYTES = 4096
 # More hex digits than this would describe a chunk over 2**64 bytes.
 MAX_CHUNK_SIZE_DIGITS = 16
+# Interim responses skipped before the real one; servers send at most one or two.
+MAX_INTERIM_RESPONSES = 16
 # A Content-Length longer than this is not a number anyone means.
 MAX_LENGTH_DIGITS = 20
 
@@ -149,6 +151,7 @@ class ResponseParser:
         self._remaining = 0  # bytes left in the Content-Length body or current chunk
         self._body_seen = 0
         self._pending_error: Exception | None = None
+        self._interim = 0
         self.head: ResponseHead | None = None
 
     # -- input ---------------------------------------------------------------------------
@@ -195,7 +198,11 @@ class ResponseParser:
                 return head
             if head.status == 101:
                 raise ProtocolError("server switched protocols, which roncho never asks for")
-            # An interim response (RFC 9110 §15.2): skip it and read the real one.
+            # An interim response (RFC 9110 §15.2): skip it and read the real one, but not
+            # forever: a stream of them would otherwise hold the caller past every idle timeout.
+            self._interim += 1
+            if self._interim > MAX_INTERIM_RESPONSES:
+                raise ProtocolError(f"more than {MAX_INTERIM_RESPONSES} interim (1xx) responses")
 
     def _maybe_read_one_head(self) -> ResponseHead | None:
         match = _HEAD_END.search(self._buf, self._scan_from)
@@ -242,6 +249,8 @@ class ResponseParser:
         if codings:
             if lengths:
                 raise ProtocolError("response has both Content-Length and Transfer-Encoding")
+            if head.http_version == "1.0":  # RFC 9112 §6.1: treat the framing as faulty
+                raise ProtocolError("an HTTP/1.0 response cannot use Transfer-Encoding")
             coding = [c.strip().lower() for v in codings for c in v.split(",") if c.strip()]
             if coding != ["chunked"]:
                 raise ProtocolError(f"unsupported Transfer-Encoding {', '.join(coding)!r}")

@@ -664,3 +664,26 @@ def test_http_uvicorn_event_stream_through_both_decoders() -> None:
             {"delta": {"content": "sbon"}, "done": False},
             {"done": True},
         ]
+
+
+def test_parser_refuses_an_endless_run_of_interim_responses() -> None:
+    from roncho._http import MAX_INTERIM_RESPONSES
+
+    parser = ResponseParser(max_body=1024)
+    parser.feed(b"HTTP/1.1 100 Continue\r\n\r\n" * (MAX_INTERIM_RESPONSES + 1))
+    with pytest.raises(ProtocolError, match="interim"):
+        parser.next_event()
+
+
+def test_parser_skips_a_few_interim_responses() -> None:
+    parser = ResponseParser(max_body=1024)
+    parser.feed(b"HTTP/1.1 100 Continue\r\n\r\n" * 3 + b"HTTP/1.1 204 No Content\r\n\r\n")
+    head = parser.next_event()
+    assert isinstance(head, ResponseHead) and head.status == 204
+
+
+def test_parser_refuses_transfer_encoding_on_http_1_0() -> None:
+    parser = ResponseParser(max_body=1024)
+    parser.feed(b"HTTP/1.0 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n")
+    with pytest.raises(ProtocolError, match=r"HTTP/1\.0"):
+        parser.next_event()
