@@ -628,7 +628,11 @@ class Client:
         filters: Mapping[str, Any] | None = None,
         deadline: float | None = None,
     ) -> Iterator[Message]:
-        """Every message of a session, page by page (each page is one call)."""
+        """Every message of a session, page by page (each page is one call).
+
+        ``deadline`` bounds each page's call, not the whole walk. Messages added while
+        walking may shift pages; walk ``reverse=True`` from the newest to see them first.
+        """
         page = 1
         while True:
             result = self.list_messages(
