@@ -62,6 +62,7 @@ from ._sse import SSEDecoder
 from ._transport import ERROR_BODY_BYTES, Connection, Limits, Response, _Clock, tls_context
 
 T = TypeVar("T")
+M = TypeVar("M", Workspace, Peer, Session)
 
 DEFAULT_MAX_RESPONSE_BYTES: Final = 8 * 1024 * 1024
 REASONING_LEVELS: Final = ("minimal", "low", "medium", "high", "max")
@@ -277,23 +278,13 @@ class Client:
         An existing workspace ignores the metadata and configuration sent; use
         update_workspace() to change them.
         """
-        body = _drop_none(
-            {
-                "id": self._workspace,
-                "metadata": _meta(metadata),
-                "configuration": _config(configuration, "configuration"),
-            }
-        )
-        response = self._call(
+        return self._get_or_create(
             "get_or_create_workspace",
-            "POST",
             self._ws_root(),
-            body=body,
-            write=True,
-            deadline=deadline,
-        )
-        return _with_created(
-            self._decode(response, "get_or_create_workspace", Workspace.from_json), response
+            self._workspace,
+            Workspace.from_json,
+            {"metadata": _meta(metadata), "configuration": _config(configuration, "configuration")},
+            deadline,
         )
 
     def update_workspace(
@@ -307,14 +298,9 @@ class Client:
 
         The server creates the workspace if it does not exist.
         """
-        body = {
-            "metadata": _meta(metadata),
-            "configuration": _config(configuration, "configuration"),
-        }
-        response = self._call(
-            "update_workspace", "PUT", self._ws(), body=body, write=True, deadline=deadline
+        return self._update(
+            "update_workspace", self._ws(), metadata, configuration, Workspace.from_json, deadline
         )
-        return self._decode(response, "update_workspace", Workspace.from_json)
 
     def list_workspaces(
         self,
@@ -326,15 +312,16 @@ class Client:
         deadline: float | None = None,
     ) -> Page[Workspace]:
         """``POST /v3/workspaces/list``; admin-only once authentication is on."""
-        response = self._call(
+        return self._list_page(
             "list_workspaces",
-            "POST",
             self._ws_root("list"),
-            query=_paging(page, size, reverse),
-            body=_filters_body(filters),
-            deadline=deadline,
+            Workspace.from_json,
+            page,
+            size,
+            reverse,
+            filters,
+            deadline,
         )
-        return self._page(response, "list_workspaces", Workspace.from_json)
 
     def delete_workspace(self, *, deadline: float | None = None) -> DeleteAccepted:
         """``DELETE /v3/workspaces/{id}``: 202, purged in the background.
@@ -363,22 +350,14 @@ class Client:
 
         The only configuration key the server reads is ``observe_me`` (default true).
         """
-        body = _drop_none(
-            {
-                "id": check_id(peer_id, "peer_id"),
-                "metadata": _meta(metadata),
-                "configuration": _config(configuration, "configuration"),
-            }
-        )
-        response = self._call(
+        return self._get_or_create(
             "get_or_create_peer",
-            "POST",
             self._ws("peers"),
-            body=body,
-            write=True,
-            deadline=deadline,
+            check_id(peer_id, "peer_id"),
+            Peer.from_json,
+            {"metadata": _meta(metadata), "configuration": _config(configuration, "configuration")},
+            deadline,
         )
-        return _with_created(self._decode(response, "get_or_create_peer", Peer.from_json), response)
 
     def update_peer(
         self,
@@ -389,19 +368,8 @@ class Client:
         deadline: float | None = None,
     ) -> Peer:
         """``PUT .../peers/{peer}``: both fields replace wholesale when given."""
-        body = {
-            "metadata": _meta(metadata),
-            "configuration": _config(configuration, "configuration"),
-        }
-        response = self._call(
-            "update_peer",
-            "PUT",
-            self._ws("peers", _id(peer_id, "peer_id")),
-            body=body,
-            write=True,
-            deadline=deadline,
-        )
-        return self._decode(response, "update_peer", Peer.from_json)
+        path = self._ws("peers", _id(peer_id, "peer_id"))
+        return self._update("update_peer", path, metadata, configuration, Peer.from_json, deadline)
 
     def list_peers(
         self,
@@ -413,15 +381,16 @@ class Client:
         deadline: float | None = None,
     ) -> Page[Peer]:
         """``POST .../peers/list`` (a POST, as the server has it; there is no GET)."""
-        response = self._call(
+        return self._list_page(
             "list_peers",
-            "POST",
             self._ws("peers", "list"),
-            query=_paging(page, size, reverse),
-            body=_filters_body(filters),
-            deadline=deadline,
+            Peer.from_json,
+            page,
+            size,
+            reverse,
+            filters,
+            deadline,
         )
-        return self._page(response, "list_peers", Peer.from_json)
 
     # -- O3 sessions ---------------------------------------------------------------------
     def get_or_create_session(
@@ -439,24 +408,18 @@ class Client:
         map for it. Use set_session_peer_config() to change it. A deleted session answers
         404 until the server has purged it.
         """
-        body = _drop_none(
-            {
-                "id": check_id(session_id, "session_id"),
-                "metadata": _meta(metadata),
-                "peers": _peer_map(peers),
-                "configuration": _config(configuration, "configuration"),
-            }
-        )
-        response = self._call(
+        fields = {
+            "metadata": _meta(metadata),
+            "peers": _peer_map(peers),
+            "configuration": _config(configuration, "configuration"),
+        }
+        return self._get_or_create(
             "get_or_create_session",
-            "POST",
             self._ws("sessions"),
-            body=body,
-            write=True,
-            deadline=deadline,
-        )
-        return _with_created(
-            self._decode(response, "get_or_create_session", Session.from_json), response
+            check_id(session_id, "session_id"),
+            Session.from_json,
+            fields,
+            deadline,
         )
 
     def update_session(
@@ -468,19 +431,10 @@ class Client:
         deadline: float | None = None,
     ) -> Session:
         """``PUT .../sessions/{id}``: metadata replaces; configuration merges top-level keys."""
-        body = {
-            "metadata": _meta(metadata),
-            "configuration": _config(configuration, "configuration"),
-        }
-        response = self._call(
-            "update_session",
-            "PUT",
-            self._ws("sessions", _id(session_id, "session_id")),
-            body=body,
-            write=True,
-            deadline=deadline,
+        path = self._ws("sessions", _id(session_id, "session_id"))
+        return self._update(
+            "update_session", path, metadata, configuration, Session.from_json, deadline
         )
-        return self._decode(response, "update_session", Session.from_json)
 
     def list_sessions(
         self,
@@ -492,15 +446,16 @@ class Client:
         deadline: float | None = None,
     ) -> Page[Session]:
         """``POST .../sessions/list``: active sessions only."""
-        response = self._call(
+        return self._list_page(
             "list_sessions",
-            "POST",
             self._ws("sessions", "list"),
-            query=_paging(page, size, reverse),
-            body=_filters_body(filters),
-            deadline=deadline,
+            Session.from_json,
+            page,
+            size,
+            reverse,
+            filters,
+            deadline,
         )
-        return self._page(response, "list_sessions", Session.from_json)
 
     def list_session_peers(
         self, session_id: str, *, page: int = 1, size: int = 50, deadline: float | None = None
@@ -609,15 +564,9 @@ class Client:
         An unknown session gives an empty page, not 404.
         """
         path = self._ws("sessions", _id(session_id, "session_id"), "messages", "list")
-        response = self._call(
-            "list_messages",
-            "POST",
-            path,
-            query=_paging(page, size, reverse),
-            body=_filters_body(filters),
-            deadline=deadline,
+        return self._list_page(
+            "list_messages", path, Message.from_json, page, size, reverse, filters, deadline
         )
-        return self._page(response, "list_messages", Message.from_json)
 
     def iter_messages(
         self,
@@ -722,15 +671,16 @@ class Client:
         deadline: float | None = None,
     ) -> Page[Conclusion]:
         """``POST .../conclusions/list``: newest first unless ``reverse`` (unlike other lists)."""
-        response = self._call(
+        return self._list_page(
             "list_conclusions",
-            "POST",
             self._ws("conclusions", "list"),
-            query=_paging(page, size, reverse),
-            body=_filters_body(filters),
-            deadline=deadline,
+            Conclusion.from_json,
+            page,
+            size,
+            reverse,
+            filters,
+            deadline,
         )
-        return self._page(response, "list_conclusions", Conclusion.from_json)
 
     def query_conclusions(
         self,
@@ -1111,6 +1061,59 @@ class Client:
         return key
 
     # -- plumbing ------------------------------------------------------------------------
+    def _get_or_create(
+        self,
+        op: str,
+        path: str,
+        resource_id: str,
+        model: Callable[[object, str], M],
+        fields: dict[str, Any],
+        deadline: float | None,
+    ) -> M:
+        """POST a get-or-create; ``created`` on the result says 201 (made) or 200 (existed)."""
+        body = {"id": resource_id, **_drop_none(fields)}
+        response = self._call(op, "POST", path, body=body, write=True, deadline=deadline)
+        return _with_created(self._decode(response, op, model), response)
+
+    def _update(
+        self,
+        op: str,
+        path: str,
+        metadata: Mapping[str, Any] | None,
+        configuration: Mapping[str, Any] | None,
+        model: Callable[[object, str], T],
+        deadline: float | None,
+    ) -> T:
+        """PUT metadata and configuration; None in either means "leave it as it is"."""
+        body = {
+            "metadata": _meta(metadata),
+            "configuration": _config(configuration, "configuration"),
+        }
+        response = self._call(op, "PUT", path, body=body, write=True, deadline=deadline)
+        return self._decode(response, op, model)
+
+    def _list_page(
+        self,
+        op: str,
+        path: str,
+        model: Callable[[object, str], T],
+        page: int,
+        size: int,
+        reverse: bool,
+        filters: Mapping[str, Any] | None,
+        deadline: float | None,
+    ) -> Page[T]:
+        """The shape every ``POST .../list`` shares: paging in the query, filters in the body."""
+        response = self._call(
+            op,
+            "POST",
+            path,
+            query=_paging(page, size, reverse),
+            body=_filters_body(filters),
+            deadline=deadline,
+        )
+        return self._page(response, op, model)
+
     def _ws_root(self, *rest: str) -> str:
         return "/".join((self._endpoint.prefix + "/v3/workspaces", *rest))
 
