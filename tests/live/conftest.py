@@ -24,7 +24,6 @@ import os
 import secrets
 from collections.abc import Iterator
 from contextlib import ExitStack
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -36,6 +35,7 @@ from live_data import (
     SESSION_PREFIX,
     TURNS,
     USER,
+    Target,
     World,
 )
 from live_recorder import Recorder, check_label
@@ -88,29 +88,6 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         if Path(str(item.fspath)).parent == here:
             item.add_marker(pytest.mark.live)
-
-
-@dataclass
-class Target:
-    """Where one variant of the suite runs."""
-
-    name: str
-    kind: str  # "live" or "emulator"
-    url: str
-    key: str | None
-    label: str
-    auth: bool | None  # None: not known until probed (a real server)
-    fake: FakeHoncho | None = None
-    options: dict[str, Any] = field(default_factory=dict)
-
-    def client(self, workspace: str, **options: Any) -> roncho.Client:
-        return roncho.Client(
-            self.url,
-            workspace,
-            api_key=options.pop("api_key", self.key),
-            connect_timeout=CONNECT_TIMEOUT,
-            read_timeout=options.pop("read_timeout", READ_TIMEOUT),
-        )
 
 
 @pytest.fixture(scope="session")

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 import roncho
+from roncho.testing import FakeHoncho
 
 T = TypeVar("T")
 
@@ -123,3 +124,26 @@ def keys_of(value: object) -> set[str]:
 
 def has_keys(value: object, required: set[str]) -> bool:
     return isinstance(value, dict) and required <= set(value)
+
+
+@dataclass
+class Target:
+    """Where one variant of the suite runs."""
+
+    name: str
+    kind: str  # "live" or "emulator"
+    url: str
+    key: str | None
+    label: str
+    auth: bool | None  # None: not known until probed (a real server)
+    fake: FakeHoncho | None = None
+    options: dict[str, Any] = field(default_factory=dict)
+
+    def client(self, workspace: str, **options: Any) -> roncho.Client:
+        return roncho.Client(
+            self.url,
+            workspace,
+            api_key=options.pop("api_key", self.key),
+            connect_timeout=CONNECT_TIMEOUT,
+            read_timeout=options.pop("read_timeout", READ_TIMEOUT),
+        )

@@ -17,8 +17,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
-from conftest import Target
-from live_data import ASSISTANT, CONNECT_TIMEOUT, READ_TIMEOUT, USER, World
+from live_data import ASSISTANT, CONNECT_TIMEOUT, READ_TIMEOUT, USER, Target, World
 from live_recorder import Recorder
 
 import roncho
