@@ -1252,7 +1252,8 @@ class Client:
                 request_sent=True,
             )
         body = response.take_body()  # so only the text and the objects are alive at once
-        if not body.strip() and (allow_empty or response.status == 204):
+        # isspace() stops at the first other byte; strip() would copy a large body.
+        if (not body or body.isspace()) and (allow_empty or response.status == 204):
             return None
         try:
             text = body.decode("utf-8")

@@ -276,8 +276,12 @@ class ResponseParser:
 
     # -- bodies --------------------------------------------------------------------------
     def _take(self, count: int) -> BodyData:
-        data = bytes(self._buf[:count])
-        del self._buf[:count]
+        if count == len(self._buf):  # the usual case in a body: one copy, not two
+            data = bytes(self._buf)
+            self._buf.clear()
+        else:
+            data = bytes(self._buf[:count])
+            del self._buf[:count]
         self._body_seen += count
         if self._body_seen > self._max_body:
             raise ResponseTooLargeError(f"response body exceeds the cap of {self._max_body} bytes")

@@ -146,7 +146,7 @@ def decode_list(data: object, op: str, item: Callable[[object, str], T]) -> tupl
     """A bare JSON array (search, message and conclusion creates, conclusion query)."""
     if not isinstance(data, list):
         raise DecodeError(f"{op}: expected a JSON array, got {_kind(data)}")
-    return tuple(item(entry, op) for entry in data)
+    return tuple([item(entry, op) for entry in data])
 
 
 # -- resources ---------------------------------------------------------------------------
@@ -379,7 +379,7 @@ class Page(Generic[T]):
         if not isinstance(items, list):
             raise f._fail("items", "an array")
         return cls(
-            items=tuple(item(entry, op) for entry in items),
+            items=tuple([item(entry, op) for entry in items]),
             total=f.integer("total"),
             page=f.integer("page"),
             size=f.integer("size"),
