@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import replace
-from typing import Any, Final, TypeVar, cast
+from typing import Any, Final, TypeVar
 from urllib.parse import quote
 
 from . import __version__
@@ -1180,9 +1180,7 @@ class Client:
             # once sent (or not), so no frame a traceback keeps alive still holds the key.
             wire = self._with_key(request)
             try:
-                # Connection.send only hands the buffer to socket.sendall, which takes a
-                # bytearray; the annotation there says bytes.
-                connection.send(cast(bytes, wire))
+                connection.send(wire)
             finally:
                 if isinstance(wire, bytearray):
                     wire[:] = bytes(len(wire))

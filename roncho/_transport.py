@@ -124,7 +124,7 @@ class Connection:
         self._sock.settimeout(seconds)
         return by_deadline
 
-    def send(self, data: bytes) -> None:
+    def send(self, data: bytes | bytearray) -> None:
         # ``data`` holds the Authorization header. A frame keeps its locals after it
         # raises, and traceback.TracebackException(capture_locals=True) or a debugger
         # would print them, so the name is dropped before any error leaves this method.
