@@ -50,9 +50,10 @@ Where the emulator differs from the real server:
   peer cards. Summary items are made every 20th message (per the configuration) and write a
   short summary built from recent messages. No polling backoff or jitter: a 10 ms tick.
 - Chat answers are deterministic text built from the best keyword-matching conclusions and
-  messages about the subject; `reasoning_level` only validates. In stream mode, missing
-  targets/sessions answer 404 before the stream starts (the real server ends the stream
-  early after a 200). `response_format` fills string properties with the answer text.
+  messages about the subject; `reasoning_level` only validates. In stream mode a missing
+  target or session gives a 200 stream that ends without its final event, as the 3.0.12
+  source does (derived from the code, not observed). `response_format` fills string
+  properties with the answer text.
 - No cursor pagination, no scopes, no file upload, no `schedule_dream`, no session clone, no
   `GET .../conclusions/{id}`, no `/metrics`; `/openapi.json` is a stub with only `info`.
 - Workspace deletion purges after `purge_delay` (real: about 1-3.5 s); session deletion too.

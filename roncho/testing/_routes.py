@@ -1207,10 +1207,18 @@ class App:
         with self.store.lock:
             ws = self._ws_or_create(ctx.w)
             self._peer_or_create(ws, peer)
-            if target is not None and target not in ws.peers:
-                raise _peer_missing(target, ctx.w)
+            try:
+                if target is not None and target not in ws.peers:
+                    raise _peer_missing(target, ctx.w)
+                if session_id is not None:
+                    self._active_session(ws, session_id)
+            except ApiError:
+                if options["stream"]:
+                    # Reference O12: in stream mode these checks run inside the generator,
+                    # after the 200 headers, so the stream just ends without its final event.
+                    return _ended_stream()
+                raise
             if session_id is not None:
-                self._active_session(ws, session_id)
                 self._check_member_access(ctx, ws, session_id)
             for name in sorted(allow or ()):
                 self._check_member_access(ctx, ws, name)
@@ -1288,6 +1296,11 @@ def _work_units(counts: Mapping[str, int]) -> JsonDict:
         "in_progress_work_units": counts["in_progress"],
         "pending_work_units": counts["pending"],
     }
+
+
+def _ended_stream() -> Response:
+    """A 200 event stream that ends at once, as an error inside the server's generator does."""
+    return Response(200, content_type="text/event-stream; charset=utf-8", events=[])
 
 
 def _sse(payload: JsonDict) -> bytes:

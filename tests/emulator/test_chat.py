@@ -7,8 +7,10 @@ import json
 import time
 from typing import Any
 
+import pytest
 from emu_http import SOCKET_TIMEOUT, Api
 
+import roncho
 from roncho.testing import FakeHoncho
 
 W = "/v3/workspaces"
@@ -144,3 +146,33 @@ def test_workspace_chat_and_switch() -> None:
     with FakeHoncho(workspace_chat=False) as old:
         missing = Api(old.port).post(f"{W}/w/chat", {"query": "beach"})
         assert (missing.status, missing.json) == (404, {"detail": "Not Found"})
+
+
+def test_chat_stream_with_missing_target_or_session_ends_without_final_event(
+    fake_honcho: FakeHoncho, api: Api
+) -> None:
+    """The 3.0.12 source checks target and session inside the stream's generator, after
+    the 200 headers: the stream ends with no event, and the client must not take it as
+    a complete (empty) answer."""
+    seed(api)
+    for extra in ({"target": "ghost"}, {"session_id": "nope"}):
+        conn = http.client.HTTPConnection("127.0.0.1", fake_honcho.port, timeout=SOCKET_TIMEOUT)
+        try:
+            conn.request(
+                "POST",
+                f"{W}/w/peers/bob/chat",
+                body=json.dumps({"query": "q", "stream": True, **extra}),
+                headers={"Accept": "text/event-stream"},
+            )
+            response = conn.getresponse()
+            assert response.status == 200
+            assert response.getheader("content-type") == "text/event-stream; charset=utf-8"
+            assert response.read() == b""
+        finally:
+            conn.close()
+    client = roncho.Client(fake_honcho.url, "w", read_timeout=SOCKET_TIMEOUT)
+    with (
+        pytest.raises(roncho.ProtocolError, match="without its final event"),
+        client.chat_stream("bob", "q", target="ghost") as stream,
+    ):
+        list(stream)
