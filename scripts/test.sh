@@ -19,7 +19,9 @@ echo "== mypy (strict on roncho/)"
 .venv/bin/mypy
 echo "== docs/compatibility.md is up to date with docs/observations"
 .venv/bin/python scripts/render_compat.py --check docs/observations/*.json
+echo "== benchmarks, smoke mode (one short round: checks the benchmark runs, asserts no speed)"
+.venv/bin/python benchmarks/run.py --smoke --no-sdk > /dev/null
 echo "== pytest (tests and notebooks)"
-.venv/bin/python -m pytest tests \
+exec .venv/bin/python -m pytest tests \
     --nbval-lax --nbval-sanitize-with tests/notebooks/sanitize.cfg notebooks \
     -p no:cacheprovider "$@"
