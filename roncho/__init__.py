@@ -8,7 +8,7 @@ from __future__ import annotations
 
 __version__ = "0.1.0"
 
-from ._client import ChatStream, Client
+from ._client import Client
 from ._errors import (
     ConfigError,
     ConnectError,
@@ -47,6 +47,7 @@ from ._models import (
     parse_timestamp,
 )
 from ._scratch import ScratchCleanupError, scratch_workspace
+from ._stream import ChatStream
 
 __all__ = [
     "ChatAnswer",

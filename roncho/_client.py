@@ -26,23 +26,20 @@ from ._config import (
 from ._errors import (
     ConfigError,
     DecodeError,
-    ProtocolError,
     ReadOnlyError,
     RedirectError,
     RonchoError,
     StatusError,
     status_error,
 )
-from ._http import BodyData, ResponseEnd, ResponseHead, ResponseParser, build_request
+from ._http import BodyData, ResponseHead, ResponseParser, build_request
 from ._models import (
     MAX_BATCH,
     MAX_QUERY_CHARS,
     ChatAnswer,
-    ChatChunk,
     Conclusion,
     ConclusionCreate,
     DeleteAccepted,
-    Evidence,
     Health,
     Message,
     MessageCreate,
@@ -57,8 +54,9 @@ from ._models import (
     check_text,
     decode_list,
     finite,
+    parse_json,
 )
-from ._sse import SSEDecoder
+from ._stream import ChatStream
 from ._transport import ERROR_BODY_BYTES, Connection, Limits, Response, _Clock, tls_context
 
 T = TypeVar("T")
@@ -1256,7 +1254,7 @@ class Client:
         try:
             text = body.decode("utf-8")
             del body
-            return json.loads(text, parse_constant=_refuse_constant)
+            return parse_json(text)
         except UnicodeDecodeError:
             raise DecodeError(f"{op}: the answer is not UTF-8", request_sent=True) from None
         except RecursionError:
@@ -1290,141 +1288,6 @@ class Client:
         return self._decode(response, op, lambda data, o: decode_list(data, o, item))
 
 
-class ChatStream:
-    """Iterator of ChatChunk over one open connection; a context manager that closes it.
-
-    After the final chunk, ``evidence`` holds what the server sent with it (if anything)
-    and ``text`` the whole answer. A stream that ends without its final event raises
-    ProtocolError; one that stalls longer than read_timeout raises ReadTimeout.
-    """
-
-    def __init__(
-        self,
-        op: str,
-        connection: Connection,
-        events: Iterator[Any],
-        head: ResponseHead,
-        max_bytes: int,
-        redact: Callable[[bytes], bytes] = bytes,
-    ) -> None:
-        self._op = op
-        self._redact = redact
-        self._connection = connection
-        self._events = events
-        self._decoder = SSEDecoder(max_bytes)
-        self._pending: list[ChatChunk] = []
-        self._parts: list[str] = []
-        self._finished = False
-        self._closed = False
-        self.evidence: Evidence | None = None
-        content_type = (head.get("content-type") or "").lower()
-        self._json_body = content_type.startswith("application/json")
-
-    @property
-    def text(self) -> str:
-        """The content received so far."""
-        return "".join(self._parts)
-
-    @property
-    def finished(self) -> bool:
-        return self._finished
-
-    def __iter__(self) -> ChatStream:
-        return self
-
-    def __next__(self) -> ChatChunk:
-        while not self._pending:
-            if self._finished:
-                raise StopIteration
-            if self._closed:
-                # Reading on would hit a closed socket; a short answer must not pass as whole.
-                raise ProtocolError(
-                    f"{self._op}: the stream was closed before its final event",
-                    request_sent=True,
-                )
-            self._read_more()
-        chunk = self._pending.pop(0)
-        self._parts.append(chunk.content)
-        if chunk.done:
-            self.evidence = chunk.evidence
-        return chunk
-
-    def _read_more(self) -> None:
-        try:
-            event = next(self._events)
-        except StopIteration:
-            event = ResponseEnd()
-        except BaseException:
-            self.close()
-            raise
-        if isinstance(event, ResponseEnd):
-            self.close()
-            if self._json_body:
-                self._finish_json()
-                return
-            raise ProtocolError(
-                f"{self._op}: the stream ended without its final event", request_sent=True
-            )
-        if isinstance(event, BodyData):
-            if self._json_body:
-                self._body = getattr(self, "_body", b"") + event.data
-                return
-            try:
-                for sse in self._decoder.feed(event.data):
-                    self._take_event(sse.data)
-                    if self._finished:
-                        break
-            except RonchoError as exc:
-                self.close()
-                exc.request_sent = True
-                raise
-
-    def _take_event(self, data: str) -> None:
-        try:
-            payload = json.loads(data, parse_constant=_refuse_constant)
-        except (ValueError, RecursionError):
-            raise DecodeError(f"{self._op}: a stream event is not JSON") from None
-        chunk = ChatChunk.from_json(payload, self._op)
-        self._pending.append(chunk)
-        if chunk.done:
-            self._finished = True
-            self.close()
-
-    def _finish_json(self) -> None:
-        """A server that ignored ``stream: true`` answered with one JSON body."""
-        body: bytes = self._redact(getattr(self, "_body", b""))
-        self._body = body
-        try:
-            data = json.loads(body.decode("utf-8"), parse_constant=_refuse_constant)
-        except (ValueError, RecursionError):
-            raise DecodeError(f"{self._op}: the answer is not JSON", request_sent=True) from None
-        try:
-            answer = ChatAnswer.from_json(data, self._op)
-        except DecodeError as exc:
-            exc.request_sent = True  # the server answered, so it did receive the request
-            raise
-        self._pending.append(
-            ChatChunk(content=answer.content or "", done=True, evidence=answer.evidence)
-        )
-        self._finished = True
-
-    def read_all(self) -> ChatAnswer:
-        """Drain the stream into one ChatAnswer."""
-        for _ in self:
-            pass
-        return ChatAnswer(content=self.text, evidence=self.evidence)
-
-    def close(self) -> None:
-        self._closed = True
-        self._connection.close()
-
-    def __enter__(self) -> ChatStream:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-
 # -- helpers -----------------------------------------------------------------------------
 class _Closed:
     def __repr__(self) -> str:
@@ -1432,10 +1295,6 @@ class _Closed:
 
 
 _CLOSED: Final = _Closed()
-
-
-def _refuse_constant(name: str) -> None:
-    raise ValueError(f"{name} is not JSON")
 
 
 def _seconds(value: object, name: str, allow_none: bool = False) -> Any:

@@ -10,6 +10,7 @@ refused before anything is sent.
 
 from __future__ import annotations
 
+import json
 import math
 import re
 from collections.abc import Callable, Mapping
@@ -140,6 +141,15 @@ def _kind(value: object) -> str:
     return {dict: "an object", list: "an array", str: "a string", bool: "a boolean"}.get(
         type(value), type(value).__name__
     )
+
+
+def parse_json(text: str) -> Any:
+    """json.loads that refuses NaN and Infinity, which are not JSON (ValueError)."""
+    return json.loads(text, parse_constant=_refuse_constant)
+
+
+def _refuse_constant(name: str) -> None:
+    raise ValueError(f"{name} is not JSON")
 
 
 def decode_list(data: object, op: str, item: Callable[[object, str], T]) -> tuple[T, ...]:
