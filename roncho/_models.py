@@ -581,7 +581,9 @@ def _json_depth(value: object, what: str) -> int:
     """Check ``value`` is what the client can send as JSON; return its object nesting depth.
 
     One walk instead of a trial json.dumps: it is several times faster on the small
-    metadata every message carries, and it names the problem. Lists do not add depth.
+    metadata every message carries, and it names the problem. Depth counts every object
+    and array on the deepest path, as the server's own check does (api.py
+    ``_check_metadata_limits``: a list inside a dict is one level deeper).
     """
     try:
         return _walk(value, what)
@@ -613,7 +615,7 @@ def _walk(value: object, what: str) -> int:
             deepest = max(deepest, _walk(item, what))
         return deepest + 1
     if isinstance(value, (list, tuple)):
-        return max((_walk(item, what) for item in value), default=0)
+        return 1 + max((_walk(item, what) for item in value), default=0)
     if isinstance(value, str):  # subclasses of the plain kinds, as json.dumps takes them
         return _walk(str(value), what)
     if isinstance(value, (bool, int)):

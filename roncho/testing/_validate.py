@@ -208,24 +208,25 @@ def get_metadata(data: Mapping[str, object], loc: Loc, key: str = "metadata") ->
         raise validation_error(
             "value_error",
             [*loc, key],
-            f"Value error, metadata cannot have more than {METADATA_MAX_KEYS} keys",
+            f"Value error, Metadata exceeds maximum of {METADATA_MAX_KEYS} top-level keys",
             value,
         )
     if _depth(value) > METADATA_MAX_DEPTH:
         raise validation_error(
             "value_error",
             [*loc, key],
-            f"Value error, metadata nesting depth cannot exceed {METADATA_MAX_DEPTH}",
+            f"Value error, Metadata nesting exceeds maximum depth of {METADATA_MAX_DEPTH}",
             value,
         )
     return value
 
 
 def _depth(value: object) -> int:
+    """Objects and arrays on the deepest path, as the source's _check_metadata_limits counts."""
     if isinstance(value, dict):
         return 1 + max((_depth(v) for v in value.values()), default=0)
     if isinstance(value, list):
-        return max((_depth(v) for v in value), default=0)
+        return 1 + max((_depth(v) for v in value), default=0)
     return 0
 
 

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from roncho import ConfigError, DecodeError, Message
 from roncho._http import ResponseHead
-from roncho._models import _Fields, check_json
+from roncho._models import _Fields, check_json, check_metadata
 from roncho._transport import Response
 
 FIELDS = (
@@ -152,3 +152,11 @@ def test_json_check_refuses_a_cycle_instead_of_recursing_forever() -> None:
     cycle["self"] = cycle
     with pytest.raises(ConfigError, match="refers to itself"):
         check_json(cycle, "metadata")
+
+
+def test_metadata_depth_counts_arrays_as_the_server_does() -> None:
+    """Honcho's _check_metadata_limits enters lists as well as dicts, one level each."""
+    five = {"a": [[[{"b": 1}]]]}  # dict, list, list, list, dict: five levels
+    assert check_metadata(five) is five
+    with pytest.raises(ConfigError, match="deeper than 5"):
+        check_metadata({"a": [[[[[]]]]]})  # dict and five lists: six levels
