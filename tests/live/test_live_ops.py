@@ -111,6 +111,16 @@ def test_o2_peer_created_then_existing(world: World, recorder: Recorder) -> None
     assert again.metadata == {"kind": "human", "source": "memoryd"}
 
 
+def test_o2_longest_id_roncho_allows_is_accepted(world: World, recorder: Recorder) -> None:
+    """roncho lets ids of up to 512 characters through (the reference's rule at ddbb90e3);
+    some versions of Honcho's schema cap create ids at 100. A 422 here means the server
+    is one of those, and roncho's id rule should follow it."""
+    long_id = "p" + secrets.token_hex(8) + "x" * 495  # 512 characters
+    peer = world.client.get_or_create_peer(long_id)
+    assert peer.id == long_id and peer.created is True
+    assert recorder.last("get_or_create_peer").status == 201
+
+
 def test_o2_update_and_list_peers(world: World, recorder: Recorder) -> None:
     updated = world.client.update_peer(ASSISTANT, metadata={"kind": "agent", "model": "local"})
     assert updated.metadata == {"kind": "agent", "model": "local"}
