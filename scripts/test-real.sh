@@ -3,7 +3,7 @@
 # and on, every notebook, the deriver's gates with batching on, the emulator-versus-server
 # differential and the SDK conformance run (each where present).
 #
-#   bash scripts/test-real.sh [--record DIR]
+#   bash scripts/test-real.sh [--record DIR] [--results DIR]
 #
 # Which server:
 # - RONCHO_LIVE_URL set (RONCHO_LIVE_KEY optional): that server, as it is. Nothing is set up,
@@ -17,15 +17,18 @@
 #
 # --record DIR writes the live suite's observations (docs/observations format) into DIR,
 # labelled after the version the server reports. Notebook results go to a temporary folder,
-# so the working tree is unchanged. One verdict line per stage; exit 1 if any stage failed.
+# removed at the end, so the working tree is unchanged; --results DIR keeps them in DIR
+# (auth-off/, auth-on/, batching/). One verdict line per stage; exit 1 if any stage failed.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 ROOT="$(pwd)"
 
 RECORD=""
+RESULTS=""
 while [ $# -gt 0 ]; do
     case "$1" in
         --record) RECORD="$(mkdir -p "$2" && cd "$2" && pwd)" || exit 2; shift 2 ;;
+        --results) RESULTS="$(mkdir -p "$2" && cd "$2" && pwd)" || exit 2; shift 2 ;;
         -h|--help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0 ;;
         *) echo "test-real.sh: unknown argument $1" >&2; exit 2 ;;
     esac
@@ -74,6 +77,7 @@ if ! .venv/bin/python -c 'import papermill, pytest, pytest_timeout' >/dev/null 2
 fi
 PY="$ROOT/.venv/bin/python"
 TMP="$(mktemp -d "${TMPDIR:-/tmp}/roncho-test-real.XXXXXX")"
+OUT="${RESULTS:-$TMP}"
 
 # -- cleanup: what this script changed or started, undone on every exit -------------------
 OWNED=0            # 1: this script started the server, so it stops it
@@ -143,19 +147,29 @@ VERSION="$(curl -s --noproxy '*' --max-time 10 "$URL/openapi.json" \
 echo "test-real: server $URL reports version ${VERSION:-unknown}"
 LABEL="real-$(tr -c 'a-z0-9\n' '-' <<<"${VERSION:-unknown}")$([ "$MODE" = kit ] && echo -src)"
 
-live_suite() { # url key label
+live_suite() { # url key label note
     local record=()
-    [ -n "$RECORD" ] && record=(--record "$RECORD" --server-label "$3")
+    [ -n "$RECORD" ] && record=(--record "$RECORD" --server-label "$3" --server-note "$4")
     RONCHO_LIVE_URL="$1" RONCHO_LIVE_KEY="$2" "$PY" -m pytest tests/live --live-target live \
         -p no:cacheprovider -q "${record[@]}"
 }
+if [ "$MODE" = kit ]; then
+    # The commit the kit's Honcho tarball was made from (git archive stores it).
+    COMMIT="$(gzip -dc "$KIT"/honcho-*-server.tar.gz 2>/dev/null | git get-tar-commit-id 2>/dev/null)"
+    NOTE="Honcho ${VERSION:-?} built from source by ../shared/real-honcho (commit ${COMMIT:0:8}),"
+    NOTE="$NOTE PostgreSQL + pgvector, Redis, deterministic stub LLM and embeddings"
+    NOTE="$NOTE (stub_llm.py), deriver flush on (batching off)"
+else
+    NOTE="the server given by RONCHO_LIVE_URL, version ${VERSION:-not served}"
+fi
 if [ "$MODE" = kit ] || [ -z "$ADMIN_KEY" ]; then
-    stage "live suite, auth off" live_suite "$URL" "" "$LABEL"
+    stage "live suite, auth off" live_suite "$URL" "" "$LABEL" "$NOTE; authentication off"
 else
     skip "live suite, auth off" "the given server has a key (RONCHO_LIVE_KEY)"
 fi
 if [ -n "$AUTH_URL" ]; then
-    stage "live suite, auth on" live_suite "$AUTH_URL" "$ADMIN_KEY" "$LABEL-auth"
+    stage "live suite, auth on" live_suite "$AUTH_URL" "$ADMIN_KEY" "$LABEL-auth" \
+        "$NOTE; authentication on, admin key"
 else
     skip "live suite, auth on" "no key given (RONCHO_LIVE_KEY)"
 fi
@@ -168,12 +182,12 @@ notebooks() { # url key results [investigate.py flags...]
     "$PY" scripts/investigate.py --base-url "$url" "${keyflag[@]}" --results "$results" "$@"
 }
 if [ "$MODE" = kit ]; then
-    stage "notebooks, auth off" notebooks "$URL" "" "$TMP/results"
+    stage "notebooks, auth off" notebooks "$URL" "" "$OUT/auth-off"
     # Q1 is the question about keys: it is answered again where keys are required.
-    stage "notebooks, auth on (q1_auth)" notebooks "$AUTH_URL" "$ADMIN_KEY" "$TMP/results-auth" \
+    stage "notebooks, auth on (q1_auth)" notebooks "$AUTH_URL" "$ADMIN_KEY" "$OUT/auth-on" \
         --only q1_auth
 else
-    stage "notebooks" notebooks "$URL" "$ADMIN_KEY" "$TMP/results"
+    stage "notebooks" notebooks "$URL" "$ADMIN_KEY" "$OUT/auth-off"
 fi
 
 # -- the deriver's gates: batching on (flush off), a lowered age gate ----------------------
@@ -191,7 +205,7 @@ deriver_gates() {
     # The Q3 notebooks must be told how the deriver is set (flush off, age gate $AGE_GATE s):
     # helper C2 (branch h-workbook) adds investigate.py flags for it.
     local q3_flags=()  # PENDING C2: fill in the runner's deriver flags (flush 0, age gate)
-    notebooks "$URL" "" "$TMP/results-batching" --only q3_deriver_latency q3_derivation_switches \
+    notebooks "$URL" "" "$OUT/batching" --only q3_deriver_latency q3_derivation_switches \
         --below-wait-bound $(( AGE_GATE * 4 )) "${q3_flags[@]}" || rc=$?
     if [ "$OWNED" = 1 ]; then   # the server stays up a little longer: put flush back now
         local owned=$OWNED; OWNED=0; restore_deriver; OWNED=$owned
