@@ -11,7 +11,8 @@ Every test here runs once per *target*:
 
 ``--live-target NAME`` (repeatable) picks targets. ``--record DIR`` writes each target's
 observations to ``DIR/<YYYY-MM-DD>-<label>.json`` (label: the target name for the emulator,
-``--server-label``, default ``live``, for a real server, whose host is never written).
+``--server-label``, default ``live``, for a real server, whose host is never written;
+``--server-note`` says in the file what that server was).
 
 Per target the suite makes ONE workspace through ``roncho.scratch_workspace`` (plus, only
 when the key is an admin key, a second scratch workspace for the key-reach checks) and
@@ -67,6 +68,11 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "--server-label",
         default="live",
         help="label that replaces a real server's host in recorded files (default: live)",
+    )
+    group.addoption(
+        "--server-note",
+        default="",
+        help="what the real server was (build, LLM, deriver settings), kept in recorded files",
     )
     group.addoption(
         "--live-target",
@@ -134,6 +140,8 @@ def recorder(target: Target, request: pytest.FixtureRequest) -> Iterator[Recorde
         if target.kind == "emulator":
             extra["emulator_options"] = target.options
             extra["note"] = "roncho.testing.FakeHoncho: an emulator, not evidence about Honcho"
+        elif request.config.getoption("--server-note", default=""):
+            extra["note"] = request.config.getoption("--server-note")
         document = rec.observation(
             label=target.label,
             base_url=target.url,

@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 from live_data import ASSISTANT, CONNECT_TIMEOUT, READ_TIMEOUT, USER, Target, World
-from live_recorder import Recorder
+from live_recorder import Recorder, scrub
 
 import roncho
 
@@ -154,6 +154,19 @@ def test_workspace_key_stays_in_its_workspace(
         mine.close()
         theirs.close()
     recorder.note("workspace_key_reach", reach)
+    # Which refusal a key gets outside its workspace (3.0.12: 401, never 403, reference §7).
+    other = target.client(other_workspace, api_key=workspace_key)
+    try:
+        with pytest.raises(roncho.UnauthorizedError) as refused:
+            other.list_sessions(size=1)
+    finally:
+        other.close()
+    assert refused.value.status in (401, 403)
+    assert workspace_key not in str(refused.value) and workspace_key not in repr(refused.value)
+    recorder.note(
+        "workspace_key_other_workspace",
+        {"status": refused.value.status, "detail": scrub(str(refused.value.detail), recorder.ids)},
+    )
     assert reach["own_read"] == reach["own_write"] == "allowed"
     assert reach["other_read"] == reach["other_write"] == "refused"
     assert reach["other_get_or_create_workspace"] == "refused"

@@ -194,3 +194,49 @@ def test_render_compat_rebuilds_only_the_marked_part(tmp_path: Path) -> None:
     assert "`POST /v3/workspaces/{workspace}/sessions` | `{id: str, peers: {…}}` | 201" in text
     assert "`GET /v3/workspaces/{workspace}/queue/status`" in text
     assert render.main([str(observation), "--doc", str(doc), "--check"]) == 0
+
+
+def _observation(kind: str, label: str, version: str, conclusion: dict[str, str]) -> dict[str, Any]:
+    calls = [
+        {"op": "probe", "method": "GET", "path": "/health", "query": [], "request": None,
+         "status": 200, "content_type": "application/json", "response": {"status": "string"},
+         "head_seconds": 0.001, "total_seconds": 0.001},
+        {"op": "create_conclusions", "method": "POST",
+         "path": "/v3/workspaces/{workspace}/conclusions", "query": [],
+         "request": {"conclusions": [{"content": "string"}]}, "status": 201,
+         "content_type": "application/json", "response": [conclusion],
+         "head_seconds": 0.002, "total_seconds": 0.002},
+    ]  # fmt: skip
+    return {"schema": 1, "date": "2026-12-01", "server_label": label, "kind": kind,
+            "version": version, "findings": {}, "calls": calls}  # fmt: skip
+
+
+def test_render_compat_sets_the_real_server_beside_the_emulator(tmp_path: Path) -> None:
+    """Each call's row shows the real server's answer and the emulator's: ``same`` when the
+    shapes agree, the emulator's shape marked ``(differs)`` when not; an operation says
+    whether a recorded real run backs it."""
+    render: Any = _render_module()
+    real = tmp_path / "2026-12-01-real-3-0-12-src.json"
+    emulated = tmp_path / "2026-12-01-emulator.json"
+    real.write_text(json.dumps(_observation("live", "real-3-0-12-src", "3.0.12", {"id": "string"})))
+    emulated.write_text(
+        json.dumps(
+            _observation("emulator", "emulator", "3.2.0-emulator", {"id": "string", "x": "null"})
+        )
+    )
+    doc = tmp_path / "compat.md"
+    doc.write_text(f"{render.BEGIN}\n{render.END}\n")
+    assert render.main([str(emulated), str(real), "--doc", str(doc)]) == 0
+    text = doc.read_text()
+    assert "| real server (3.0.12): response | emulator (3.2.0-emulator): response |" in text
+    o8 = text.split("### O8.")[1].split("### O9.")[0]
+    assert "Recorded on a real server: `2026-12-01-real-3-0-12-src.json` (statuses 201)" in o8
+    assert "| 201 | `[{id: str}]` | `[{id: str, x: null}]` (differs) |" in o8
+    assert "3.2.0 and 3.0.12 differ:" in o8
+    o13 = text.split("### O13.")[1].split("### O14.")[0]
+    assert "| 200 | `{status: str}` | same |" in o13
+    o10 = text.split("### O10.")[1].split("### O11.")[0]
+    assert "Not recorded on a real server" in o10
+    # Real runs come first in the list of runs, whatever order the files were given in.
+    runs = text.split("### Recorded runs")[1].split("### O1.")[0]
+    assert runs.index("real-3-0-12-src.json") < runs.index("emulator.json")
