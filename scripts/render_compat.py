@@ -74,6 +74,9 @@ class Operation:
     response: str
     statuses: str
     facts: tuple[Fact, ...] = field(default_factory=tuple)
+    # Where the observed 3.2.0 deployment and a 3.0.12 server answered differently (the
+    # observed server wins for the version it ran; each side names its version).
+    versions: str = ""
 
 
 # From the project reference (docs/compatibility.md names each source in its header). The
@@ -98,6 +101,9 @@ FACTS: dict[str, Operation] = {
             Fact(OBS, "201 on create", True),
             Fact(LOOP, "201 new, 200 when it already existed", True),
         ),
+        versions="the earlier 3.2.0 record's table said 200 on create, its compatibility file "
+        "201; 3.0.12 (recorded) answers 201 new, 200 existing. A refused workspace key gets 401 "
+        "`Unauthorized access to resource` on 3.0.12 (recorded).",
     ),
     "O2": Operation(
         "Peers",
@@ -214,6 +220,8 @@ FACTS: dict[str, Operation] = {
             Fact(OBS, "201; `source_ids: null`", True),
             Fact(LOOP, '201 array, `level: "explicit"`', True),
         ),
+        versions="3.2.0 (observed 2026-09-25) sent `source_ids: null`; 3.0.12 (recorded) sends "
+        "no `source_ids` key at all. roncho reads it as optional.",
     ),
     "O9": Operation(
         "List, query, delete conclusions",
@@ -237,6 +245,8 @@ FACTS: dict[str, Operation] = {
                 True,
             ),
         ),
+        versions="as in O8: listed and queried conclusions carry `source_ids: null` on 3.2.0 "
+        "(observed) and no such key on 3.0.12 (recorded).",
     ),
     "O10": Operation(
         "Workspace search",
@@ -293,6 +303,8 @@ FACTS: dict[str, Operation] = {
                 True,
             ),
         ),
+        versions="3.0.12 (recorded) has no workspace chat (404) and ignores `include_evidence` "
+        "(no `evidence` key); neither was tried on 3.2.0.",
     ),
     "O13": Operation(
         "Health and version",
@@ -305,6 +317,8 @@ FACTS: dict[str, Operation] = {
             Fact(OBS, "`{status: ok}`, no version; /openapi.json not tried", True),
             Fact(LOOP, "`{status: ok}`", True),
         ),
+        versions="3.0.12 (recorded) serves `/openapi.json` with `info.version` `3.0.12`; on "
+        "3.2.0 it was not fetched, so that server's version is unconfirmed.",
     ),
     "O14": Operation(
         "Queue status",
@@ -323,6 +337,11 @@ FACTS: dict[str, Operation] = {
                 True,
             ),
         ),
+        versions="3.2.0 (observed) showed `pending_work_units: 2` for a few short messages, its "
+        "deriver batching; the recorded 3.0.12 runs had batching off (flush), so work went "
+        "straight to in progress. On 3.0.12 `?observer_id=` counts 0 for message work (its "
+        "filter reads `payload.observer`; message items carry an `observers` list): filter by "
+        "`session_id` or `sender_id` there.",
     ),
 }
 
@@ -384,22 +403,43 @@ def cell(text: str) -> str:
     return text.replace("|", "\\|").replace("\n", " ")
 
 
+def response_text(call: dict[str, Any]) -> str:
+    """A call's answer in one line: shape (or SSE events), error detail, unusual content type."""
+    if call.get("events"):
+        text = "SSE events " + " then ".join(brief(e) for e in call["events"])
+    elif call.get("response") is not None:
+        text = brief(call["response"])
+    else:
+        text = "empty"
+    if call.get("detail"):
+        text += f" — detail: “{call['detail']}”"
+    content_type = call.get("content_type")
+    if content_type and not content_type.startswith("application/json"):
+        text = f"{content_type}: " + text
+    return text
+
+
 @dataclass
 class Row:
+    """One (call, method, path, status) as every run that made it saw it."""
+
     op: str
     method: str
     path: str
     status: Any
     request: Any
-    response: Any
-    events: Any
     detail: str | None
     query: list[str]
-    content_type: str | None
+    # What each kind of run answered ("live", "emulator"): distinct texts, in run order.
+    answers: dict[str, list[str]] = field(default_factory=dict)
     seconds: dict[str, list[float]] = field(default_factory=dict)
 
     def key(self) -> tuple[Any, ...]:
         return (self.op, self.method, self.path, self.status)
+
+    def answer(self, kind: str) -> str | None:
+        texts = self.answers.get(kind)
+        return " / ".join(texts) if texts else None
 
 
 def rows_for(runs: list[Run], op_id: str) -> list[Row]:
@@ -414,13 +454,15 @@ def rows_for(runs: list[Run], op_id: str) -> list[Row]:
                 path=call["path"],
                 status=call.get("status"),
                 request=call.get("request"),
-                response=call.get("response"),
-                events=call.get("events"),
                 detail=call.get("detail"),
                 query=call.get("query") or [],
-                content_type=call.get("content_type"),
             )
             kept = rows.setdefault(row.key(), row)
+            kind = "live" if run.kind == "live" else "emulator"
+            texts = kept.answers.setdefault(kind, [])
+            text = response_text(call)
+            if text not in texts:
+                texts.append(text)
             seconds = call.get("total_seconds") or call.get("head_seconds")
             times = kept.seconds.setdefault(run.column, [])
             if isinstance(seconds, int | float):
@@ -472,35 +514,66 @@ def render_operation(op_id: str, runs: list[Run]) -> list[str]:
             f"{', '.join(statuses)}; calls below | {rests} |"
         )
     lines.append("")
+    lines += recorded_summary(op_id, runs)
+    if op.versions:
+        lines += [f"- 3.2.0 and 3.0.12 differ: {op.versions}", ""]
     rows = rows_for(runs, op_id)
     if rows:
+        real = (
+            f"real server ({versions_of(runs, 'live')}): response"
+            if any(r.kind == "live" for r in runs)
+            else "real server: response"
+        )
+        emulated = f"emulator ({versions_of(runs, 'emulator')}): response"
         lines += [
-            "| call | method, path | request shape | status | response shape | runs (median ms) |",
-            "|---|---|---|---|---|---|",
+            f"| call | method, path | request shape | status | {real} | {emulated} "
+            "| runs (median ms) |",
+            "|---|---|---|---|---|---|---|",
         ]
         for row in rows:
             query = f"?{'&'.join(row.query)}" if row.query else ""
             request = brief(row.request) if row.request is not None else "—"
-            if row.events:
-                response = "SSE events " + " then ".join(brief(e) for e in row.events)
-            elif row.response is not None:
-                response = brief(row.response)
+            live, emulator = row.answer("live"), row.answer("emulator")
+            live_text = f"`{cell(live)}`" if live is not None else "not recorded"
+            if emulator is None:
+                emulator_text = "not recorded"
+            elif live is not None and emulator == live:
+                emulator_text = "same"
             else:
-                response = "empty"
-            if row.detail:
-                response += f" — detail: “{row.detail}”"
-            if row.content_type and not row.content_type.startswith("application/json"):
-                response = f"{row.content_type}: " + response
+                emulator_text = f"`{cell(emulator)}`" + (" (differs)" if live is not None else "")
             runs_text = ", ".join(
                 f"{column} ({statistics.median(times) * 1000:.1f})" if times else column
                 for column, times in row.seconds.items()
             )
             lines.append(
                 f"| `{row.op}` | `{row.method} {row.path}{query}` | `{cell(request)}` | "
-                f"{row.status} | `{cell(response)}` | {runs_text} |"
+                f"{row.status} | {live_text} | {emulator_text} | {runs_text} |"
             )
         lines.append("")
     return lines
+
+
+def versions_of(runs: list[Run], kind: str) -> str:
+    """The versions the runs of one kind reported, e.g. ``3.0.12``."""
+    chosen = [r for r in runs if (r.kind == "live") == (kind == "live")]
+    found = list(dict.fromkeys(str(r.data.get("version") or "version not served") for r in chosen))
+    return ", ".join(found) if found else "no run"
+
+
+def recorded_summary(op_id: str, runs: list[Run]) -> list[str]:
+    """One line saying whether a recorded real-server run backs this operation."""
+    real = [r for r in runs if r.kind == "live"]
+    backing = []
+    for run in real:
+        statuses = sorted(
+            {str(c.get("status")) for c in run.data["calls"] if OPS.get(c.get("op", "")) == op_id}
+        )
+        if statuses:
+            backing.append(f"`{run.path.name}` (statuses {', '.join(statuses)})")
+    if backing:
+        joined = "; ".join(backing)
+        return [f"- Recorded on a real server: {joined}; the answers are in the table below.", ""]
+    return ["- Not recorded on a real server: the lines above rest on the sources named.", ""]
 
 
 def render_findings(runs: list[Run]) -> list[str]:
@@ -544,10 +617,13 @@ def render(runs: list[Run]) -> str:
         lines += ["### Keys (`POST /v3/keys`)", ""]
         for row in keys_rows:
             query = f"?{'&'.join(row.query)}" if row.query else ""
-            detail = f" — “{row.detail}”" if row.detail else ""
-            response = f" `{brief(row.response)}`" if row.response is not None else ""
+            answers = "; ".join(
+                f"{name}: `{cell(row.answer(kind) or '')}`"
+                for kind, name in (("live", "real server"), ("emulator", "emulator"))
+                if row.answer(kind) is not None
+            )
             lines.append(
-                f"- `{row.method} {row.path}{query}` → {row.status}{response}{detail} "
+                f"- `{row.method} {row.path}{query}` → {row.status}, {answers} "
                 f"({', '.join(row.seconds)})"
             )
         lines.append("")
