@@ -84,17 +84,17 @@ OWNED=0            # 1: this script started the server, so it stops it
 DERIVER_CHANGED=0  # 1: extra.env and the deriver's flush are ours to restore
 EXTRA_BACKUP=""    # the caller's extra.env, if there was one
 RH_DIR=""
-restore_deriver() {
+restore_deriver() { # restart: yes (the server keeps running) or no (it is about to stop)
     [ "$DERIVER_CHANGED" = 1 ] || return 0
     if [ -n "$EXTRA_BACKUP" ]; then cp "$EXTRA_BACKUP" "$RH_DIR/extra.env"; else rm -f "$RH_DIR/extra.env"; fi
     DERIVER_CHANGED=0
-    if [ "$OWNED" = 0 ]; then   # a server we keep running gets its flush-on deriver back
-        HONCHO_DERIVER_FLUSH=1 bash "$KIT/start.sh" --restart-deriver "$RH_DIR" >/dev/null \
-            || echo "test-real: could not restore the deriver (flush on); see $RH_DIR/logs" >&2
-    fi
+    [ "$1" = yes ] || return 0
+    HONCHO_DERIVER_FLUSH=1 bash "$KIT/start.sh" --restart-deriver "$RH_DIR" >/dev/null && return 0
+    echo "test-real: could not restore the deriver (flush on); see $RH_DIR/logs" >&2
+    return 1
 }
 cleanup() {
-    restore_deriver
+    restore_deriver "$([ "$OWNED" = 1 ] && echo no || echo yes)"
     if [ "$OWNED" = 1 ]; then
         echo "== test-real: stopping the server it started"
         bash "$KIT/stop.sh" "$RH_DIR" || echo "test-real: stop.sh failed" >&2
@@ -186,6 +186,18 @@ else
         "$NOTE; with a key"
 fi
 
+# The Q3 notebooks are told how the kit's deriver is set, where the runner takes it (helper C2's
+# --deriver-flush/--age-gate/--label); a given server's settings are unknown here.
+runner_has() { "$PY" scripts/investigate.py --help 2>/dev/null | grep -q -- "$1"; }
+FLUSH_ON_FLAGS=()
+BATCHING_FLAGS=(--below-wait-bound $(( AGE_GATE * 4 )))
+BATCHING_NOTE=", Q3 not told the deriver's settings: this runner has no --deriver-flush"
+if [ "$MODE" = kit ] && runner_has --deriver-flush; then
+    FLUSH_ON_FLAGS=(--deriver-flush on --label "$LABEL")
+    BATCHING_FLAGS=(--deriver-flush off --age-gate "$AGE_GATE" --label "$LABEL")
+    BATCHING_NOTE=""
+fi
+
 # -- every notebook (results into $TMP: the tree is unchanged) -------------------------------
 notebooks() { # url key results [investigate.py flags...]
     local url=$1 key=$2 results=$3; shift 3
@@ -194,7 +206,7 @@ notebooks() { # url key results [investigate.py flags...]
     "$PY" scripts/investigate.py --base-url "$url" "${keyflag[@]}" --results "$results" "$@"
 }
 if [ "$MODE" = kit ]; then
-    stage "notebooks, auth off" notebooks "$URL" "" "$OUT/auth-off"
+    stage "notebooks, auth off" notebooks "$URL" "" "$OUT/auth-off" "${FLUSH_ON_FLAGS[@]}"
     # Q1 is the question about keys: it is answered again where keys are required.
     stage "notebooks, auth on (q1_auth)" notebooks "$AUTH_URL" "$ADMIN_KEY" "$OUT/auth-on" \
         --only q1_auth
@@ -209,25 +221,18 @@ deriver_gates() {
         EXTRA_BACKUP="$TMP/extra.env.orig"; cp "$RH_DIR/extra.env" "$EXTRA_BACKUP" || return 1
     fi
     DERIVER_CHANGED=1
-    { [ -n "$EXTRA_BACKUP" ] && cat "$EXTRA_BACKUP"
+    { [ -n "$EXTRA_BACKUP" ] && cat "$EXTRA_BACKUP" && echo
       echo "DERIVER_REPRESENTATION_BATCH_MAX_AGE_SECONDS=$AGE_GATE"; } > "$RH_DIR/extra.env.new" \
         && mv "$RH_DIR/extra.env.new" "$RH_DIR/extra.env" || return 1
     HONCHO_DERIVER_FLUSH=0 bash "$KIT/start.sh" --restart-deriver "$RH_DIR" >/dev/null || return 1
     local rc=0
-    # The Q3 notebooks must be told how the deriver is set (flush off, age gate $AGE_GATE s):
-    # helper C2 (branch h-workbook) adds investigate.py flags for it.
-    local q3_flags=()  # PENDING C2: fill in the runner's deriver flags (flush 0, age gate)
     notebooks "$URL" "" "$OUT/batching" --only q3_deriver_latency q3_derivation_switches \
-        --below-wait-bound $(( AGE_GATE * 4 )) "${q3_flags[@]}" || rc=$?
-    if [ "$OWNED" = 1 ]; then   # the server stays up a little longer: put flush back now
-        local owned=$OWNED; OWNED=0; restore_deriver; OWNED=$owned
-    else
-        restore_deriver
-    fi
+        "${BATCHING_FLAGS[@]}" || rc=$?
+    restore_deriver yes || rc=1   # the server stays up for the stages below: flush on again
     return "$rc"
 }
 if [ "$MODE" = kit ] && [ "$OWNED" = 1 ]; then
-    stage "deriver gates (flush off, age gate ${AGE_GATE} s)" deriver_gates
+    stage "deriver gates (flush off, age gate ${AGE_GATE} s${BATCHING_NOTE})" deriver_gates
 elif [ "$MODE" = kit ]; then
     skip "deriver gates" "the server was already running before this script: its deriver is not restarted"
 else
