@@ -190,10 +190,12 @@ fi
 # --deriver-flush/--age-gate/--label); a given server's settings are unknown here.
 runner_has() { "$PY" scripts/investigate.py --help 2>/dev/null | grep -q -- "$1"; }
 FLUSH_ON_FLAGS=()
+AUTH_ON_FLAGS=()
 BATCHING_FLAGS=(--below-wait-bound $(( AGE_GATE * 4 )))
 BATCHING_NOTE=", Q3 not told the deriver's settings: this runner has no --deriver-flush"
 if [ "$MODE" = kit ] && runner_has --deriver-flush; then
     FLUSH_ON_FLAGS=(--deriver-flush on --label "$LABEL")
+    AUTH_ON_FLAGS=(--deriver-flush on --label "$LABEL-auth")
     BATCHING_FLAGS=(--deriver-flush off --age-gate "$AGE_GATE" --label "$LABEL")
     BATCHING_NOTE=""
 fi
@@ -209,7 +211,7 @@ if [ "$MODE" = kit ]; then
     stage "notebooks, auth off" notebooks "$URL" "" "$OUT/auth-off" "${FLUSH_ON_FLAGS[@]}"
     # Q1 is the question about keys: it is answered again where keys are required.
     stage "notebooks, auth on (q1_auth)" notebooks "$AUTH_URL" "$ADMIN_KEY" "$OUT/auth-on" \
-        --only q1_auth
+        --only q1_auth "${AUTH_ON_FLAGS[@]}"
 else
     stage "notebooks" notebooks "$URL" "$ADMIN_KEY" "$OUT/auth-off"
 fi
