@@ -242,14 +242,21 @@ else
 fi
 
 # -- emulator versus server, and the Honcho SDK's conformance (helper E, branch h-emu) ------
+# In kit mode they run against the auth-off API; a given server gets the given key, if any.
+DIFF_KEY=""
+SDK_KEY=()
+if [ "$MODE" = given ] && [ -n "$ADMIN_KEY" ]; then
+    DIFF_KEY="$ADMIN_KEY"
+    (umask 077 && printf '%s' "$ADMIN_KEY" > "$TMP/key") && SDK_KEY=(--key-file "$TMP/key")
+fi
 if [ -d tests/differential ]; then
-    stage "differential (emulator vs server)" env RONCHO_LIVE_URL="$URL" \
+    stage "differential (emulator vs server)" env RONCHO_LIVE_URL="$URL" RONCHO_LIVE_KEY="$DIFF_KEY" \
         "$PY" -m pytest tests/differential -p no:cacheprovider -q
 else
     skip "differential (emulator vs server)" "tests/differential is not in this checkout yet"
 fi
 if [ -f scripts/sdk-conformance.sh ]; then
-    stage "SDK conformance" bash scripts/sdk-conformance.sh --base-url "$URL"
+    stage "SDK conformance" bash scripts/sdk-conformance.sh --base-url "$URL" "${SDK_KEY[@]}"
 else
     skip "SDK conformance" "scripts/sdk-conformance.sh is not in this checkout yet"
 fi
