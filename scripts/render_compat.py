@@ -341,7 +341,7 @@ FACTS: dict[str, Operation] = {
         "deriver batching; the recorded 3.0.12 runs had batching off (flush), so work went "
         "straight to in progress. On 3.0.12 `?observer_id=` counts 0 for message work (its "
         "filter reads `payload.observer`; message items carry an `observers` list): filter by "
-        "`session_id` or `sender_id` there.",
+        "`session_id` or `sender_id` there (recorded: `queue_observer_filter_counts_messages`).",
     ),
 }
 
