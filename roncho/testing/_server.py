@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import secrets
+import socket
 import threading
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -17,7 +18,7 @@ from types import TracebackType
 from typing import Any
 from urllib.parse import parse_qsl, unquote, urlsplit
 
-from . import _auth
+from . import _auth, _control
 from ._common import ApiError
 from ._deriver import DeriverRecord
 from ._options import Options
@@ -102,6 +103,16 @@ class _Server(ThreadingHTTPServer):
     fake: FakeHoncho
 
 
+class _Server6(_Server):
+    address_family = socket.AF_INET6
+
+
+def _listen(address: tuple[str, int]) -> _Server:
+    """A server bound to `address` (IPv4 or IPv6 literal); raises OSError if taken."""
+    server_class = _Server6 if ":" in address[0] else _Server
+    return server_class(address, _Handler)
+
+
 class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     server_version = "roncho-fake"
@@ -148,6 +159,12 @@ class _Handler(BaseHTTPRequestHandler):
             return
         split = urlsplit(self.path)
         query = dict(parse_qsl(split.query, keep_blank_values=True))
+        if split.path == _control.PREFIX or split.path.startswith(_control.PREFIX + "/"):
+            # The control surface (a prefix Honcho never uses): never recorded, never faulted.
+            headers = dict(self.headers.items())
+            answer = _control.handle(fake, self.command, split.path, headers, body)
+            self._send(answer, mid_body=False)
+            return
         headers = {
             key: (_REDACTED if key.lower() == "authorization" else value)
             for key, value in self.headers.items()
@@ -252,6 +269,12 @@ class FakeHoncho:
         ValueError: an option is out of range.
     """
 
+    # Where to listen. Server mode (`python -m roncho.testing`) sets it on the instance before
+    # calling __init__; tests always get loopback on an ephemeral port.
+    _bind: tuple[str, int] = ("127.0.0.1", 0)
+    # Whether the control routes under /_fake/ answer (server mode's --control turns it on).
+    control_enabled: bool = False
+
     def __init__(
         self,
         *,
@@ -286,7 +309,7 @@ class FakeHoncho:
         self._closing = threading.Event()
         self._app.wait = self._closing.wait
         self._closed = False
-        self._server = _Server(("127.0.0.1", 0), _Handler)
+        self._server = _listen(self._bind)
         self._server.fake = self
         self._thread = threading.Thread(
             target=self._server.serve_forever,
@@ -301,7 +324,7 @@ class FakeHoncho:
 
     @property
     def host(self) -> str:
-        return "127.0.0.1"
+        return str(self._server.server_address[0])
 
     @property
     def port(self) -> int:
@@ -310,7 +333,8 @@ class FakeHoncho:
     @property
     def url(self) -> str:
         """Base URL, e.g. `http://127.0.0.1:54321` (no trailing slash)."""
-        return f"http://127.0.0.1:{self.port}"
+        host = f"[{self.host}]" if ":" in self.host else self.host
+        return f"http://{host}:{self.port}"
 
     def issue_key(
         self,
@@ -336,6 +360,20 @@ class FakeHoncho:
     def clear_requests(self) -> None:
         with self._requests_lock:
             self._requests.clear()
+
+    def reset(self) -> None:
+        """Forget everything: workspaces, queue, deriver log, request record, pending faults.
+
+        Options, the port and the signing secret stay, so keys issued before remain valid.
+        """
+        fresh = App(self.options, self._secret)
+        fresh.wait = self._closing.wait
+        old, self._app = self._app, fresh
+        old.deriver.stop()
+        if not self._closed:
+            fresh.deriver.start()
+        self.faults.clear()
+        self.clear_requests()
 
     def _record(self, request: RecordedRequest) -> None:
         with self._requests_lock:
