@@ -68,6 +68,15 @@ from __future__ import annotations
 
 from ._deriver import DeriverRecord
 from ._options import Options
+from ._profiles import PROFILES, Profile
 from ._server import FakeHoncho, Faults, RecordedRequest
 
-__all__ = ["DeriverRecord", "FakeHoncho", "Faults", "Options", "RecordedRequest"]
+__all__ = [
+    "PROFILES",
+    "DeriverRecord",
+    "FakeHoncho",
+    "Faults",
+    "Options",
+    "Profile",
+    "RecordedRequest",
+]

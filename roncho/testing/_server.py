@@ -196,6 +196,7 @@ class _Handler(BaseHTTPRequestHandler):
             query=query,
             headers=dict(self.headers.items()),
             body=body,
+            raw_query=split.query,
         )
         try:
             response = fake._app.dispatch(request)
@@ -263,10 +264,13 @@ class FakeHoncho:
         purge_delay: seconds from a session/workspace delete being accepted to its purge.
         chat_delay: seconds a chat takes before answering.
         stream_chunk_delay: seconds between streamed chat chunks.
-        workspace_chat: serve `POST /v3/workspaces/{w}/chat` (False answers 404 as 3.0.x).
+        workspace_chat: serve `POST /v3/workspaces/{w}/chat` (False answers 404 as 3.0.x);
+            None (the default) follows the version profile.
+        version: the Honcho version to imitate where versions differ: `"3.2.0"` (the observed
+            3.2.0 server, the default) or `"3.0.12"` (see `roncho.testing.PROFILES`).
 
     Raises:
-        ValueError: an option is out of range.
+        ValueError: an option is out of range, or `version` is not a known profile.
     """
 
     # Where to listen. Server mode (`python -m roncho.testing`) sets it on the instance before
@@ -287,7 +291,8 @@ class FakeHoncho:
         purge_delay: float = 0.2,
         chat_delay: float = 0.0,
         stream_chunk_delay: float = 0.0,
-        workspace_chat: bool = True,
+        workspace_chat: bool | None = None,
+        version: str = "3.2.0",
     ) -> None:
         self.options = Options(
             auth=auth,
@@ -300,6 +305,7 @@ class FakeHoncho:
             chat_delay=chat_delay,
             stream_chunk_delay=stream_chunk_delay,
             workspace_chat=workspace_chat,
+            version=version,
         )
         self.faults = Faults()
         self._secret = secrets.token_bytes(32)
@@ -411,4 +417,4 @@ class FakeHoncho:
 
     def __repr__(self) -> str:
         state = "closed" if self._closed else self.url
-        return f"<FakeHoncho {state} auth={self.options.auth}>"
+        return f"<FakeHoncho {state} version={self.options.version} auth={self.options.auth}>"
