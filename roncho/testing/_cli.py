@@ -20,6 +20,7 @@ from collections.abc import Sequence
 from types import FrameType
 from typing import Any, NoReturn
 
+from ._profiles import DEFAULT_VERSION, PROFILES
 from ._server import FakeHoncho
 
 PROG = "fake-honcho"
@@ -92,13 +93,16 @@ def build_parser() -> argparse.ArgumentParser:
     behaviour = parser.add_argument_group("server behaviour")
     behaviour.add_argument(
         "--honcho-version",
-        metavar="VERSION",
-        help="the Honcho release to imitate (as FakeHoncho's version profiles allow)",
+        choices=sorted(PROFILES),
+        default=DEFAULT_VERSION,
+        help="the Honcho release to imitate where releases differ (default %(default)s)",
     )
     behaviour.add_argument(
-        "--no-workspace-chat",
-        action="store_true",
-        help="answer 404 to POST /v3/workspaces/{w}/chat, as 3.0.x does",
+        "--workspace-chat",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="serve POST /v3/workspaces/{w}/chat or answer 404 there "
+        "(default: as the version does)",
     )
     deriver = parser.add_argument_group("deriver (background reasoning queue)")
     deriver.add_argument(
@@ -185,7 +189,7 @@ def _bind_host(args: argparse.Namespace, parser: argparse.ArgumentParser) -> str
 
 
 def _options(args: argparse.Namespace) -> dict[str, Any]:
-    options: dict[str, Any] = {
+    return {
         "auth": args.auth,
         "flush": args.flush,
         "batch_tokens": args.batch_tokens,
@@ -195,12 +199,9 @@ def _options(args: argparse.Namespace) -> dict[str, Any]:
         "purge_delay": args.purge_delay,
         "chat_delay": args.chat_delay,
         "stream_chunk_delay": args.stream_chunk_delay,
+        "workspace_chat": args.workspace_chat,
+        "version": args.honcho_version,
     }
-    if args.no_workspace_chat:
-        options["workspace_chat"] = False
-    if args.honcho_version is not None:
-        options["version"] = args.honcho_version
-    return options
 
 
 class _Served(FakeHoncho):
@@ -232,10 +233,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     options = _options(args)
     try:
         fake = _Served(host, args.port, args.control, **options)
-    except TypeError as error:
-        if "version" in options and "version" in str(error):
-            parser.error("--honcho-version is not supported by this emulator build")
-        raise
     except ValueError as error:
         parser.error(str(error))
     except OSError as error:
@@ -255,7 +252,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             "pid": os.getpid(),
             "auth": fake.options.auth,
             "control": fake.control_enabled,
-            "version": getattr(fake, "version", None),
+            "version": fake.options.version,
         }
         if args.key_file is not None:
             try:

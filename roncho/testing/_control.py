@@ -48,7 +48,7 @@ def _seconds(body: Mapping[str, Any]) -> float:
 def _info(fake: FakeHoncho, body: Mapping[str, Any]) -> object:
     return {
         "url": fake.url,
-        "version": getattr(fake, "version", None),
+        "version": fake.options.version,
         "options": asdict(fake.options),
         "routes": [f"{method} {PREFIX}{path}" for method, path in ROUTES],
     }

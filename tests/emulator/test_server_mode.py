@@ -237,8 +237,28 @@ def test_behaviour_flags_reach_the_emulator() -> None:
             "chat_delay": 0.01,
             "stream_chunk_delay": 0.02,
             "workspace_chat": False,
+            "version": "3.2.0",
         } | {k: v for k, v in options.items() if k not in _CLI_OPTIONS}
         assert api.post("/v3/workspaces/w/chat", {"query": "q"}).status == 404
+    finally:
+        assert server.stop()[0] == 0
+
+
+@pytest.mark.parametrize(
+    ("flags", "version", "workspace_chat"),
+    [
+        ((), "3.2.0", 200),
+        (("--honcho-version", "3.0.12"), "3.0.12", 404),
+        (("--honcho-version=3.0.12", "--workspace-chat"), "3.0.12", 200),
+    ],
+)
+def test_honcho_version(flags: tuple[str, ...], version: str, workspace_chat: int) -> None:
+    server = Served("--control", *flags)
+    try:
+        assert server.ready["version"] == version
+        api = server.api()
+        assert api.get("/_fake/info").json["version"] == version
+        assert api.post("/v3/workspaces/w/chat", {"query": "q"}).status == workspace_chat
     finally:
         assert server.stop()[0] == 0
 
@@ -255,6 +275,7 @@ _CLI_OPTIONS = {
     "chat_delay",
     "stream_chunk_delay",
     "workspace_chat",
+    "version",
 }
 
 
@@ -283,6 +304,7 @@ def test_port_in_use_is_one_line_and_exit_1() -> None:
         (["--host", "::"], "--allow-remote"),
         (["--host", "honcho.example"], "--host"),
         (["--port"], "--port"),
+        (["--honcho-version", "2.0"], "--honcho-version"),
     ],
 )
 def test_bad_flags_are_one_line_and_exit_2(flags: list[str], says: str) -> None:
@@ -304,6 +326,7 @@ def test_help_lists_every_flag() -> None:
         "--auth",
         "--key-file",
         "--honcho-version",
+        "--workspace-chat",
         "--no-workspace-chat",
         "--flush",
         "--batch-tokens",
