@@ -262,7 +262,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             ready["key_file"] = args.key_file
         elif args.auth:
             ready["admin_key"] = fake.admin_key
-        print(json.dumps(ready), flush=True)
+        try:
+            print(json.dumps(ready), flush=True)
+        except OSError:  # stdout closed: nobody can learn the URL, so do not serve
+            return EXIT_FAILED
         while not stop.wait(_WAKE):
             pass
     finally:

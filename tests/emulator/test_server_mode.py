@@ -211,6 +211,15 @@ def test_key_file_gets_the_key_and_the_ready_line_does_not(tmp_path: Path) -> No
     assert sorted(p.name for p in tmp_path.iterdir()) == ["admin.key"]
 
 
+def test_unwritable_key_file_is_one_line_and_exit_1(tmp_path: Path) -> None:
+    result = _run("--port", "0", "--auth", "--key-file", str(tmp_path / "no" / "such" / "key"))
+    assert result.returncode == 1
+    assert result.stdout == ""
+    assert result.stderr.count("\n") == 1
+    assert result.stderr.startswith("fake-honcho: error: cannot write --key-file")
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_behaviour_flags_reach_the_emulator() -> None:
     server = Served(
         "--control",
