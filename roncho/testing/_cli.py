@@ -166,24 +166,16 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _is_loopback(host: str) -> bool:
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
-
-
 def _bind_host(args: argparse.Namespace, parser: argparse.ArgumentParser) -> str:
+    """The address to bind: an IP literal, loopback unless --allow-remote says otherwise."""
     host: str = args.host
     if host == "localhost":
         return "127.0.0.1"
     try:
-        ipaddress.ip_address(host)
+        loopback = ipaddress.ip_address(host).is_loopback
     except ValueError:
         parser.error(f"--host must be an IP address or localhost, got {host!r}")
-    if not _is_loopback(host) and not args.allow_remote:
+    if not loopback and not args.allow_remote:
         parser.error(f"--host {host} is not a loopback address; add --allow-remote to listen there")
     return host
 
