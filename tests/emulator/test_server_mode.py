@@ -182,6 +182,28 @@ def test_control_surface_from_another_process(served: Served) -> None:
     assert api.get("/_fake/deriver").json == []
 
 
+def test_sigterm_does_not_wait_for_a_slowed_request() -> None:
+    server = Served("--control")
+    assert server.api().post("/_fake/faults/slow_next", {"seconds": 120}).status == 200
+    conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=STOP_TIMEOUT)
+    try:
+        conn.request("GET", "/health")
+        wait_for(lambda: _recorded(server.port), what="the slowed request to arrive")
+        assert server.stop()[0] == 0  # stop() fails if it takes over STOP_TIMEOUT
+    finally:
+        conn.close()
+
+
+def _recorded(port: int) -> bool:
+    """Whether the emulator has received a request (it cannot be asked once it is stopped)."""
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
+    try:
+        conn.request("GET", "/_fake/requests")
+        return bool(json.loads(conn.getresponse().read()))
+    finally:
+        conn.close()
+
+
 @pytest.mark.parametrize("served", [("--auth", "--control")], indirect=True)
 def test_auth_prints_the_admin_key_and_the_log_hides_it(served: Served) -> None:
     key = served.ready["admin_key"]
