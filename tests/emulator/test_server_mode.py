@@ -402,3 +402,11 @@ def test_console_script_is_installed() -> None:
     )
     assert result.returncode == 2
     assert result.stderr.startswith("fake-honcho: error: argument --port")
+
+
+def test_importing_the_main_module_starts_nothing() -> None:
+    """Doc tools and pkgutil.walk_packages import every module; this one must only define."""
+    import importlib
+
+    module = importlib.import_module("roncho.testing.__main__")
+    assert callable(module.main)
