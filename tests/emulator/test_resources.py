@@ -269,7 +269,7 @@ def test_conclusions_create_list_query_delete(api: Api) -> None:
     )
     assert later.status == 201
     newest = api.post(f"{W}/w/conclusions/list").json["items"]
-    assert [c["content"] for c in newest][0] == "Alice naps"
+    assert newest[0]["content"] == "Alice naps"
     filters = {"observer_id": "bob", "observed_id": "alice"}
     hits = api.post(f"{W}/w/conclusions/query", {"query": "tea", "filters": filters})
     assert hits.status == 200
