@@ -340,7 +340,7 @@ def test_context_representation_card_summaries(api: Api) -> None:
     assert set(peer_context) == {"peer_id", "target_id", "representation", "peer_card"}
     representation = api.post(f"{W}/w/peers/alice/representation", {})
     assert representation.status == 200 and "representation" in representation.json
-    assert api.get(f"{W}/w/peers/ghost/context").detail == "Peer not found"
+    assert api.get(f"{W}/w/peers/ghost/context").detail == "Peer ghost not found in workspace w"
 
 
 def test_bad_author_creates_no_session(api: Api) -> None:
