@@ -102,7 +102,8 @@ def openapi_stub(version: str) -> JsonDict:
 
 CONCLUSIONS_QUERY_DETAIL = (
     "observer and observed must be specified for semantic search. Pass them inside the "
-    "'filters' object, e.g. {'filters': {'observer_id': 'alice', 'observed_id': 'bob'}}. "
+    "'filters' object, e.g. "
+    '{"query": "...", "filters": {"observer": "alice", "observed": "bob"}}. '
     "Both 'observer'/'observer_id' and 'observed'/'observed_id' are accepted."
 )
 
@@ -660,8 +661,10 @@ class App:
         query_bool(query, "include_most_frequent", True)
         with self.store.lock:
             ws = self._ws(ctx.w)
-            if ws is None or peer not in ws.peers or target not in ws.peers:
-                raise ApiError(404, "Peer not found")
+            # Seen on 3.0.12: a missing path peer is named (not the reference's "Peer not
+            # found"); a missing target is no error, only an empty representation.
+            if ws is None or peer not in ws.peers:
+                raise _peer_missing(peer, ctx.w)
             text = self._representation(ws, peer, target, limit, None)
             card = ws.cards.get((peer, target))
             return json_response(
@@ -669,7 +672,7 @@ class App:
                 {
                     "peer_id": peer,
                     "target_id": target,
-                    "representation": text or None,
+                    "representation": text,
                     "peer_card": list(card) if card is not None else None,
                 },
             )
@@ -684,10 +687,10 @@ class App:
         peer = ctx.params["p"]
         with self.store.lock:
             ws = self._ws(ctx.w)
-            if ws is None or peer not in ws.peers or (target and target not in ws.peers):
-                raise ApiError(404, "Peer or session not found")
-            if session_id is not None and session_id not in ws.sessions:
-                raise ApiError(404, "Peer or session not found")
+            # Seen on 3.0.12: a missing peer, target or session is not an error, only an
+            # empty representation.
+            if ws is None:
+                return json_response(200, {"representation": ""})
             sessions = {session_id} if session_id else allow
             text = self._representation(ws, peer, target or peer, limit, sessions)
         return json_response(200, {"representation": text})

@@ -63,7 +63,9 @@ def test_workspace_chat_switch_overrides_the_profile() -> None:
 
 @pytest.mark.parametrize("version", ["3.1.0", "", "latest", None, 3])
 def test_unknown_version_is_a_clear_error(version: object) -> None:
-    with pytest.raises(ValueError, match=r"unknown Honcho version .*known versions: 3\.0\.12, 3\.2\.0"):
+    with pytest.raises(
+        ValueError, match=r"unknown Honcho version .*known versions: 3\.0\.12, 3\.2\.0"
+    ):
         FakeHoncho(version=version)  # type: ignore[arg-type]
 
 

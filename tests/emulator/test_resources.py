@@ -269,7 +269,7 @@ def test_conclusions_create_list_query_delete(api: Api) -> None:
     )
     assert later.status == 201
     newest = api.post(f"{W}/w/conclusions/list").json["items"]
-    assert [c["content"] for c in newest][0] == "Alice naps"
+    assert newest[0]["content"] == "Alice naps"
     filters = {"observer_id": "bob", "observed_id": "alice"}
     hits = api.post(f"{W}/w/conclusions/query", {"query": "tea", "filters": filters})
     assert hits.status == 200
@@ -340,7 +340,7 @@ def test_context_representation_card_summaries(api: Api) -> None:
     assert set(peer_context) == {"peer_id", "target_id", "representation", "peer_card"}
     representation = api.post(f"{W}/w/peers/alice/representation", {})
     assert representation.status == 200 and "representation" in representation.json
-    assert api.get(f"{W}/w/peers/ghost/context").detail == "Peer not found"
+    assert api.get(f"{W}/w/peers/ghost/context").detail == "Peer ghost not found in workspace w"
 
 
 def test_bad_author_creates_no_session(api: Api) -> None:
