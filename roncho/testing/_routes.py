@@ -942,6 +942,11 @@ class App:
         (texts as 3.0.12's `routers/sessions.py`); the effective session allowlist or None."""
         if peer_perspective and not peer_target:
             raise ApiError(422, "peer_target must be provided if peer_perspective is provided")
+        # Seen on 3.0.12: membership lets a peer key read the session, not a co-member's view;
+        # it may read only from its own perspective (and only sessions it belongs to).
+        peer_key = ctx.claims.peer if not ctx.claims.admin else None
+        if peer_target and peer_key is not None and peer_key != (peer_perspective or peer_target):
+            raise ApiError(401, _auth.NOT_PERMITTED)
         repeated = parse_qs(ctx.request.raw_query, keep_blank_values=True).get("sessions")
         if repeated is None:
             return [name] if limit_to_session else None
