@@ -60,8 +60,10 @@ Where the emulator differs from the real server:
   stub with only `info`. Scopes are stored and listed, and their backfill completes at once,
   but no other route reads them (`scope` parameters are not served). `schedule_dream` only
   validates and answers 204. File upload reads text/* and JSON files only (no PDF).
-- Representation text: explicit conclusions only, oldest first; the server's order of lines
-  that share a timestamp is its own.
+- Representation text: explicit conclusions only, in creation order; the server's order of
+  lines that share a timestamp is its own. `search_query` brings its best keyword matches in
+  (`search_top_k`, default a third of `max_conclusions`) before the most recent ones;
+  `search_max_distance` and `include_most_frequent` are only checked.
 - Workspace deletion purges after `purge_delay` (real: about 1-3.5 s); session deletion too.
 - Keys: `exp` is an ISO string and is honoured (`JWT expired`); the real server may answer
   `Invalid JWT` for such keys. Keys from one emulator are invalid on another.

@@ -639,24 +639,45 @@ class App:
         return json_response(200, {"peer_card": list(card)})
 
     def _representation(
-        self, ws: Workspace, observer: str, observed: str, limit: int, sessions: set[str] | None
+        self,
+        ws: Workspace,
+        observer: str,
+        observed: str,
+        limit: int,
+        sessions: set[str] | None,
+        search: Search | None = None,
     ) -> str:
-        chosen = [
+        """The observer's conclusions about `observed` (within the allowlist) as the server's
+        markdown: up to `limit`, the most recent ones; with a search query, its best keyword
+        matches first (`top_k`, default a third of `limit`), as the server's semantic part."""
+        candidates = [
             c
-            for c in reversed(ws.conclusions)
+            for c in ws.conclusions
             if not c.deleted
             and c.observer_id == observer
             and c.observed_id == observed
             and (sessions is None or c.session_id in sessions)
-        ][:limit]
-        return representation_markdown(list(reversed(chosen)))
+        ]
+        chosen: list[Conclusion] = []
+        if search is not None and search.query:
+            top_k = search.top_k if search.top_k is not None else max(1, limit // 3)
+            chosen = _search.rank(search.query, candidates, lambda c: c.content)[
+                : min(top_k, limit)
+            ]
+        for conclusion in reversed(candidates):
+            if len(chosen) >= limit:
+                break
+            if conclusion not in chosen:
+                chosen.append(conclusion)
+        chosen.sort(key=lambda c: c.seq)
+        return representation_markdown(chosen)
 
     def peer_context(self, ctx: Ctx) -> Response:
         query = ctx.request.query
         peer = ctx.params["p"]
         target = query.get("target") or peer
         limit = query_int(query, "max_conclusions", 100, ge=1, le=100)
-        query_int(query, "search_top_k", 10, ge=1, le=100)
+        search = Search(query.get("search_query") or None, _query_top_k(query))
         query_float(query, "search_max_distance", ge=0.0, le=1.0)
         query_bool(query, "include_most_frequent", True)
         with self.store.lock:
@@ -665,7 +686,7 @@ class App:
             # found"); a missing target is no error, only an empty representation.
             if ws is None or peer not in ws.peers:
                 raise _peer_missing(peer, ctx.w)
-            text = self._representation(ws, peer, target, limit, None)
+            text = self._representation(ws, peer, target, limit, None, search)
             card = ws.cards.get((peer, target))
             return json_response(
                 200,
@@ -682,7 +703,10 @@ class App:
         session_id = get_str(body, "session_id", ["body"])
         target = get_str(body, "target", ["body"])
         limit = get_int(body, "max_conclusions", ["body"], 25, ge=1, le=100) or 25
-        get_int(body, "search_top_k", ["body"], None, ge=1, le=100)
+        top_k = get_int(body, "search_top_k", ["body"], None, ge=1, le=100)
+        search = Search(get_str(body, "search_query", ["body"]), top_k)
+        get_float(body, "search_max_distance", ["body"], ge=0.0, le=1.0)
+        get_bool(body, "include_most_frequent", ["body"], None)
         allow = _chat_sessions(body.get("filters"), session_id)
         peer = ctx.params["p"]
         with self.store.lock:
@@ -692,7 +716,7 @@ class App:
             if ws is None:
                 return json_response(200, {"representation": ""})
             sessions = {session_id} if session_id else allow
-            text = self._representation(ws, peer, target or peer, limit, sessions)
+            text = self._representation(ws, peer, target or peer, limit, sessions, search)
         return json_response(200, {"representation": text})
 
     # ---- sessions (O3, O6) ----
@@ -888,7 +912,7 @@ class App:
         tokens = query_int(query, "tokens", 100000, ge=1, le=100000)
         with_summary = query_bool(query, "summary", True)
         limit_to_session = query_bool(query, "limit_to_session", False)
-        query_int(query, "search_top_k", 10, ge=1, le=100)
+        search = Search(query.get("search_query") or None, _query_top_k(query))
         query_float(query, "search_max_distance", ge=0.0, le=1.0)
         query_bool(query, "include_most_frequent", False)
         limit = query_int(query, "max_conclusions", 100, ge=1, le=100)
@@ -913,7 +937,9 @@ class App:
             if peer_target is not None:
                 observer = peer_perspective or peer_target
                 sessions = set(allow) if allow is not None else None
-                representation = self._representation(ws, observer, peer_target, limit, sessions)
+                representation = self._representation(
+                    ws, observer, peer_target, limit, sessions, search
+                )
                 card_lines = ws.cards.get((observer, peer_target))
                 # Fail closed: a card has no per-session provenance, so under an allowlist
                 # (`sessions` or `limit_to_session`) the server withholds it.
@@ -942,6 +968,11 @@ class App:
         (texts as 3.0.12's `routers/sessions.py`); the effective session allowlist or None."""
         if peer_perspective and not peer_target:
             raise ApiError(422, "peer_target must be provided if peer_perspective is provided")
+        # Seen on 3.0.12: membership lets a peer key read the session, not a co-member's view;
+        # it may read only from its own perspective (and only sessions it belongs to).
+        peer_key = ctx.claims.peer if not ctx.claims.admin else None
+        if peer_target and peer_key is not None and peer_key != (peer_perspective or peer_target):
+            raise ApiError(401, _auth.NOT_PERMITTED)
         repeated = parse_qs(ctx.request.raw_query, keep_blank_values=True).get("sessions")
         if repeated is None:
             return [name] if limit_to_session else None
@@ -1641,6 +1672,20 @@ def _chat_sessions(filters: object, session_id: str | None) -> set[str] | None:
     """Reference O12: chat and representation `filters` are only a `session_id` allowlist."""
     allow = _filters.filters_allowlist(filters, must_include=session_id)
     return None if allow is None else set(allow)
+
+
+@dataclass(frozen=True, slots=True)
+class Search:
+    """A representation's `search_query` and `search_top_k` (the semantic part on the server)."""
+
+    query: str | None
+    top_k: int | None
+
+
+def _query_top_k(query: Mapping[str, str]) -> int | None:
+    if not query.get("search_top_k"):
+        return None
+    return query_int(query, "search_top_k", 10, ge=1, le=100)
 
 
 def representation_markdown(conclusions: list[Conclusion]) -> str:

@@ -137,3 +137,16 @@ def test_step_names_are_unique() -> None:
     names = [s.name for s in STEPS]
     assert len(names) == len(set(names))
     assert all(isinstance(s, Step | Wait) for s in STEPS)
+
+
+@pytest.mark.timeout(120)
+def test_the_comparison_has_teeth() -> None:
+    """The 3.2.0 profile held against the 3.0.12 record must be flagged where they differ."""
+    expected = [
+        Outcome.from_json(o)
+        for o in json.loads((RECORDED / "3.0.12.json").read_text(encoding="utf-8"))
+    ]
+    flagged = {
+        line.split(":")[0] for line in compare(expected, emulator_outcomes("3.2.0", auth=False))
+    }
+    assert {"conclusions create", "conclusions list", "workspace chat"} <= flagged

@@ -334,3 +334,28 @@ def test_representation_text_is_the_servers_format(api: Api) -> None:
     stamp = str(made["created_at"])[:19].replace("T", " ")
     assert text == f"## Explicit Observations\n\n[{stamp}] c0\n[{stamp}] c1\n[{stamp}] c2\n"
     assert api.post(f"{W}/peers/alice/representation", {}).json["representation"] == ""
+
+
+def test_search_query_brings_matches_into_a_short_representation(api: Api) -> None:
+    """With `search_query`, its best matches come first (the server's semantic part), then the
+    most recent conclusions, up to `max_conclusions`; lines stay in creation order."""
+    api.post(f"{W}/peers", {"id": "alice"})
+    api.post(f"{W}/peers", {"id": "bob"})
+    for content in ["bob plays chess", "bob likes rain", "bob owns a cat", "bob drinks tea"]:
+        body = {"conclusions": [{"content": content, "observer_id": "alice", "observed_id": "bob"}]}
+        assert api.post(f"{W}/conclusions", body).status == 201
+    plain = api.post(
+        f"{W}/peers/alice/representation", {"target": "bob", "max_conclusions": 2}
+    ).json["representation"]
+    assert "chess" not in plain and "cat" in plain and "tea" in plain
+    searched = api.post(
+        f"{W}/peers/alice/representation",
+        {"target": "bob", "max_conclusions": 2, "search_query": "chess", "search_top_k": 1},
+    ).json["representation"]
+    lines = searched.splitlines()[2:]
+    assert [line.split("] ", 1)[1] for line in lines] == ["bob plays chess", "bob drinks tea"]
+    context = api.get(
+        f"{W}/peers/alice/context",
+        query={"target": "bob", "max_conclusions": "2", "search_query": "chess"},
+    ).json["representation"]
+    assert "chess" in context
