@@ -292,7 +292,7 @@ def draw_switches(finding: Finding, stamp: Stamp) -> Figure:
     headline = "Q3 Which switches stop derivation (one message per case)"
     if not rows:
         return _empty(fig, ax, stamp, headline, "The probe recorded no case.")
-    cols = ["work units queued", "conclusions made", "verdict (source expects)"]
+    cols = ["work units queued", "conclusions made", "verdict"]
     cells: dict[tuple[str, str], Cell] = {}
     names = []
     for r in rows:
@@ -305,7 +305,7 @@ def draw_switches(finding: Finding, stamp: Stamp) -> Figure:
         verdict = str(r["verdict"]).split(" (")[0]
         category = "derived" if verdict == "derived" else "stopped"
         cells[(name, cols[2])] = Cell(
-            category, f"{verdict} ({r['expected']})", flagged=not bool(r["agrees"])
+            category, f"{verdict} (source: {r['expected']})", flagged=not bool(r["agrees"])
         )
     palette = {
         "something happened (count > 0)": BLUE,

@@ -255,9 +255,11 @@ def today() -> str:
 _INDEX_TEMPLATE = f"""# Investigation results
 
 Each run of the workbook writes `results/<YYYY-MM-DD>/<server>/`: the executed notebooks,
-their tables as CSV (`<notebook>__<table>.csv`), the latency plot, one Markdown answer per
-notebook and `summary.md`. `server` is `emulator` for the embedded emulator or the host name
-of a real server, so an emulator run never overwrites a real server's results.
+their tables as CSV (`<notebook>__<table>.csv`), one figure per notebook
+(`<notebook>__figure.png` and `.svg`), one Markdown answer per notebook (showing its figure)
+and `summary.md` (every answer and every figure). `server` is `emulator` for the embedded
+emulator or the host name of a real server, so an emulator run never overwrites a real
+server's results.
 
 Answers marked with server `emulator` only show the workbook runs; the questions are settled
 by a run against a real Honcho.
