@@ -330,6 +330,8 @@ def draw_switches(finding: Finding, stamp: Stamp) -> Figure:
 
 # -- Q3 latency -----------------------------------------------------------------------------
 GATE_COLOURS = (BLUE, ORANGE, GREEN, PURPLE, SKY, YELLOW)
+# The latency table's ``check`` for a release the configured gates cannot explain.
+INCONSISTENT = "INCONSISTENT"
 
 
 def draw_latency(finding: Finding, stamp: Stamp) -> Figure:
@@ -369,13 +371,14 @@ def draw_latency(finding: Finding, stamp: Stamp) -> Figure:
             if bool(trial["timed_out"]):
                 top.scatter(float(trial["bound_s"]), y + dy, marker="x", color=RED, s=40)
             else:
+                odd = str(trial.get("check", "")) == INCONSISTENT
                 top.scatter(
                     float(trial["first_conclusion_s"]),
                     y + dy,
                     color=colour[str(trial["gate"])],
-                    s=28,
-                    edgecolor="black",
-                    linewidth=0.4,
+                    s=60 if odd else 28,
+                    edgecolor=RED if odd else "black",
+                    linewidth=2 if odd else 0.4,
                 )
         for gate in dict.fromkeys(str(g) for g in group["gate"]):
             done = group[(group["gate"].astype(str) == gate) & ~group["timed_out"].astype(bool)]
@@ -417,6 +420,20 @@ def draw_latency(finding: Finding, stamp: Stamp) -> Figure:
                 linestyle="",
                 color=RED,
                 label=f"no conclusion by the bound (n={timed_out})",
+            )
+        )
+    odd = int((latency.get("check", pd.Series(dtype=str)).astype(str) == INCONSISTENT).sum())
+    if odd:
+        handles.append(
+            plt.Line2D(
+                [],
+                [],
+                marker="o",
+                linestyle="",
+                color="white",
+                markeredgecolor=RED,
+                markeredgewidth=2,
+                label=f"gate the configured settings cannot explain (n={odd})",
             )
         )
     handles.append(plt.Line2D([], [], color="black", linewidth=2, label="median"))

@@ -150,9 +150,13 @@ def test_latency_figure_draws_no_empty_class_and_names_units(figures: Any) -> No
         assert min(min(line.get_ydata()) for line in bottom.get_lines()) >= 0
     finally:
         figures.plt.close(fig)
-    fig = figures.draw_latency(_latency(timed_out=True), stamp)
+    finding = _latency(timed_out=True)
+    finding.tables["latency"][0]["check"] = "INCONSISTENT"
+    fig = figures.draw_latency(finding, stamp)
     try:
-        assert "no conclusion by the bound (n=1)" in _legend_labels(fig)
+        labels = _legend_labels(fig)
+        assert "no conclusion by the bound (n=1)" in labels
+        assert "gate the configured settings cannot explain (n=1)" in labels
     finally:
         figures.plt.close(fig)
 
