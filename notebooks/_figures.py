@@ -236,11 +236,13 @@ def draw_deletion(finding: Finding, stamp: Stamp) -> Figure:
         (end, end + pad, last_label),
     ]
     labels = []
+    used: set[bool] = set()
     for y, row in enumerate(rows):
         labels.append(str(row["item"]))
         for start, stop, column in spans:
             value = row.get(column, row.get("after purge", row.get("at the bound")))
             present = bool(value) and str(value) not in ("0", "False")
+            used.add(present)
             ax.barh(y, stop - start, left=start, color=GREEN if present else GREY, height=0.6)
             if not isinstance(value, bool) and str(value) not in ("True", "False"):
                 ax.text(
@@ -253,9 +255,10 @@ def draw_deletion(finding: Finding, stamp: Stamp) -> Figure:
     ax.text(
         end,
         -0.75,
-        f" purge seen at {end:.2f} s" if purged else f" bound {end:.0f} s: not purged",
+        f"purge seen at {end:.2f} s " if purged else f"bound {end:.0f} s: not purged ",
         fontsize=8,
         va="bottom",
+        ha="right",
     )
     ax.set_yticks(range(len(labels)), labels, fontsize=8)
     ax.set_ylim(len(rows) - 0.4, -1.1)
@@ -266,10 +269,8 @@ def draw_deletion(finding: Finding, stamp: Stamp) -> Figure:
         fontsize=9,
     )
     ax.set_ylabel("stored item (listed by the API?)")
-    handles = [
-        Patch(facecolor=GREEN, label="listed / present"),
-        Patch(facecolor=GREY, label="gone"),
-    ]
+    handles = [Patch(facecolor=GREEN, label="listed / present")] if True in used else []
+    handles += [Patch(facecolor=GREY, label="gone")] if False in used else []
     ax.legend(
         handles=handles,
         loc="upper left",

@@ -26,16 +26,12 @@ import matplotlib
 
 matplotlib.use("Agg")  # files only; no display needed under papermill or nbval
 
+import _figures  # beside this file: whoever imports _lab has notebooks/ on sys.path
 import matplotlib.pyplot as plt
 import pandas as pd
 from IPython.display import Markdown
 
 from roncho.workbook import Finding, RunInfo, Target, describe, open_target
-
-try:  # imported as notebooks/_figures.py beside this file (sys.path holds notebooks/)
-    import _figures
-except ImportError:  # pragma: no cover - imported as a package module
-    from . import _figures  # type: ignore[no-redef]
 
 # The investigate script hands an API key to the kernels this way, so that no executed
 # notebook (they are saved with their parameters) ever contains it.
