@@ -216,3 +216,40 @@ def test_figure_view_shows_the_png_and_a_stable_text(tmp_path: Path) -> None:
     assert "](q7_health__figure.png)" in (tmp_path / "q7_health.md").read_text()
     # The notebook already shows the image inline; its Markdown answer does not repeat it.
     assert "](q7_health__figure.png)" not in page.data
+
+
+def _tables_from_csv(out: Path, notebook: str) -> Finding:
+    """A Finding rebuilt from the CSV tables a run wrote (its trace is not recorded)."""
+    import pandas as pd
+
+    finding = Finding(question=notebook)
+    for csv in out.glob(f"{notebook}__*.csv"):
+        frame = pd.read_csv(csv, keep_default_na=False, na_values=[""])
+        finding.tables[csv.stem.split("__", 1)[1]] = [
+            {k: None if isinstance(v, float) and pd.isna(v) else v for k, v in row.items()}
+            for row in frame.to_dict("records")
+        ]
+    return finding
+
+
+@pytest.mark.timeout(700)
+def test_figures_redrawn_from_the_recorded_tables_name_their_axes(
+    run: tuple[Path, list[str]], figures: Any
+) -> None:
+    out, notebooks = run
+    for name in notebooks:
+        if name == "q6_workspace_delete":  # drawn from the trace's durations, not a table
+            continue
+        finding = _tables_from_csv(out, name)
+        info = finding.tables["run"][0]
+        stamp = figures.Stamp(info["server"], str(info["version"]), str(info["date"]))
+        fig = figures.DRAWERS[name](finding, stamp)
+        try:
+            drawn = [ax for ax in fig.axes if ax.axison]
+            assert drawn, name
+            for ax in drawn:
+                assert ax.get_xlabel() and ax.get_ylabel(), f"{name}: an axis without a label"
+            title = fig.axes[0].get_title()
+            assert f"emulator · version {info['version']} · {info['date']}" in title, title
+        finally:
+            figures.plt.close(fig)
