@@ -696,7 +696,6 @@ def draw_health(finding: Finding, stamp: Stamp) -> Figure:
     """What the server tells about itself, per place asked, and whether it names a version."""
     answers = (_rows(finding, "answers") or [{}])[0]
     headers = _rows(finding, "headers")
-    version = str(answers.get("info.version") or "")
     items: list[tuple[str, str, bool]] = []
     for key, value in answers.items():
         text = "" if value is None else str(value)
@@ -710,6 +709,7 @@ def draw_health(finding: Finding, stamp: Stamp) -> Figure:
         shown = revealing or rows
         text = "; ".join(f"{h['header']}: {h['value']}" for h in shown if h["header"] != "date")
         items.append((f"GET {path}: response headers", text, bool(revealing)))
+    seen = ", ".join(dict.fromkeys(text for _, text, reveals in items if reveals))
     fig, ax = plt.subplots(figsize=(9, 0.5 * max(len(items), 1) + 2.2))
     headline = "Q7 What the server tells about itself"
     if not items:
@@ -726,7 +726,7 @@ def draw_health(finding: Finding, stamp: Stamp) -> Figure:
         ["answer"],
         cells,
         {"names a version": GREEN, "no version in it": GREY},
-        xlabel=f"what came back (version seen: {version or 'none'})",
+        xlabel=f"what came back (version seen: {seen or 'none'})",
         ylabel="where asked (HTTP GET or client call)",
         wrap=110,
     )
