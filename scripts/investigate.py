@@ -120,12 +120,14 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def write_summary(out: Path, label: str, date: str, failures: list[str]) -> None:
-    """summary.md: one line per notebook, from the answer each one wrote."""
+    """summary.md: one line per notebook, from the answer each one wrote, then the figures."""
     import json
 
     rows = []
+    answers = []
     for path in sorted(out.glob(f"*{_lab.ANSWER_SUFFIX}")):
         data = json.loads(path.read_text(encoding="utf-8"))
+        answers.append(data)
         rows.append(
             {
                 "notebook": f"[{data['notebook']}]({data['notebook']}.md)",
@@ -148,6 +150,17 @@ def write_summary(out: Path, label: str, date: str, failures: list[str]) -> None
     ]
     if failures:
         lines += ["", f"Notebooks that failed: {', '.join(failures)} (see their .ipynb)."]
+    # Each notebook's figure under its answer line, so a git web view shows them all.
+    figures = [
+        (data["notebook"], name)
+        for data in answers
+        for name in data.get("figures", [])
+        if (out / name).exists()
+    ]
+    if figures:
+        lines += ["", "## Figures"]
+    for notebook, name in figures:
+        lines += ["", f"### [{notebook}]({notebook}.md)", "", f"![{notebook}]({name})"]
     (out / "summary.md").write_text("\n".join(lines) + "\n", encoding="utf-8")
 
 
