@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from ._auth import probe_auth
 from ._deletion import probe_deletion
-from ._deriver import SWITCHES, Switch, measure_latency, measure_switches
+from ._deriver import SWITCHES, DeriverConfig, Switch, measure_latency, measure_switches
 from ._differences import probe_differences
 from ._filters import probe_filters
 from ._finding import Finding, wait_until
@@ -26,6 +26,7 @@ __all__ = [
     "EMULATOR_LABEL",
     "SWITCHES",
     "Call",
+    "DeriverConfig",
     "Finding",
     "RawClient",
     "RawReply",

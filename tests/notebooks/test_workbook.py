@@ -111,25 +111,125 @@ def test_sample_text_has_the_size_asked_and_starts_with_its_tag() -> None:
     assert sample_text(120, "a") != sample_text(120, "b")
 
 
+REAL = workbook.Target(base_url="http://honcho.lan:8000", api_key=None, label="h", emulator=False)
+BATCHING = workbook.DeriverConfig(flush=False, age_gate=20.0, token_gate=512)
+FLUSHING = workbook.DeriverConfig(flush=True, age_gate=20.0, token_gate=512)
+
+
+def _watch(size: str, latency: float | None, *, tokens: int, bound: float = 60.0) -> Any:
+    client = roncho.Client("http://honcho.lan:8000", "ws")
+    return _deriver._Watch(
+        trial=0,
+        size=size,
+        session="s",
+        peer="p",
+        chars=1,
+        bound=bound,
+        client=client,
+        latency=latency,
+        tokens=tokens,
+    )
+
+
 @pytest.mark.parametrize(
-    ("size", "latency", "gate"),
+    ("config", "size", "tokens", "latency", "gate", "check"),
     [
-        ("above", 3.0, "tokens"),
-        ("above", 1500.0, "age or slow deriver"),
-        ("below", 1805.0, "age"),
-        ("below", 2.0, "flush (DERIVER_FLUSH_ENABLED)"),
-        ("below", None, "not released within the bound"),
+        # Batching on: above the token gate at once, below it only at the age gate.
+        (BATCHING, "above", 900, 2.5, "tokens", "consistent"),
+        (BATCHING, "below", 30, 23.0, "age", "consistent"),
+        # Released at once below the token gate while batching is said to be on: flush, and
+        # that is loudly inconsistent with what the run was told.
+        (BATCHING, "below", 30, 2.0, "flush", "INCONSISTENT"),
+        # An above-gate message held until the age gate: the token gate did not act.
+        (BATCHING, "above", 900, 25.0, "age", "INCONSISTENT"),
+        (BATCHING, "below", 30, None, "not released", "INCONSISTENT"),
+        # Batching off: everything at once; waiting for the age gate contradicts it.
+        (FLUSHING, "below", 30, 2.0, "flush", "consistent"),
+        (FLUSHING, "above", 900, 2.0, "tokens", "consistent"),
+        (FLUSHING, "below", 30, 21.0, "age", "INCONSISTENT"),
     ],
 )
-def test_gate_is_inferred_on_a_real_server(size: str, latency: float | None, gate: str) -> None:
-    real = workbook.Target(
-        base_url="http://honcho.lan:8000", api_key=None, label="h", emulator=False
+def test_gate_is_read_from_timing_and_checked_against_the_configuration(
+    config: Any, size: str, tokens: int, latency: float | None, gate: str, check: str
+) -> None:
+    watch = _watch(size, latency, tokens=tokens)
+    seen, how = _deriver.observed_gate(REAL, watch, config)
+    assert seen == gate and how.startswith("inferred")
+    assert _deriver.check_gate(seen, watch, config) == check
+
+
+def test_a_bound_shorter_than_the_age_gate_is_unsettled_not_inconsistent() -> None:
+    watch = _watch("below", None, tokens=30, bound=10.0)
+    assert _deriver.check_gate("not released", watch, BATCHING).startswith("unsettled")
+
+
+def test_an_inconsistent_release_is_named_in_the_answer() -> None:
+    rows = [
+        {
+            "size": "below",
+            "gate": "flush",
+            "timed_out": False,
+            "first_conclusion_s": 2.0,
+            "check": "INCONSISTENT",
+            "queue max (observer_id=)": 0,
+            "queue max (session_id=)": 1,
+        }
+    ]
+    text = _deriver.latency_answer(rows, BATCHING)
+    assert "INCONSISTENT" in text and "below released by flush" in text
+    assert "batching on (flush off, token gate 512, age gate 20s)" in text
+
+
+def test_latency_stats_give_n_median_p90_min_max_per_size_and_gate() -> None:
+    rows = [
+        {
+            "size": "above",
+            "gate": "tokens",
+            "timed_out": False,
+            "first_conclusion_s": float(s),
+            "check": "consistent",
+        }
+        for s in range(1, 11)
+    ] + [
+        {
+            "size": "below",
+            "gate": "not released",
+            "timed_out": True,
+            "first_conclusion_s": None,
+            "check": "INCONSISTENT",
+        }
+    ]
+    above, below = _deriver.latency_stats(rows)
+    assert (above["size"], above["gate"], above["n"], above["released"]) == (
+        "above",
+        "tokens",
+        10,
+        10,
     )
-    client = roncho.Client("http://honcho.lan:8000", "ws")
-    watch = _deriver._Watch(
-        trial=0, size=size, session="s", chars=1, bound=2400.0, client=client, latency=latency
+    assert (above["median_s"], above["min_s"], above["max_s"]) == (5.5, 1.0, 10.0)
+    assert above["p90_s"] == pytest.approx(9.1)
+    assert below["n"] == 1 and below["released"] == 0 and below["median_s"] is None
+    assert below["inconsistent"] == 1
+
+
+def test_latency_shows_the_observer_filter_missing_message_work(target: Any) -> None:
+    config = workbook.DeriverConfig(flush=False, age_gate=1800.0, token_gate=512)
+    finding = workbook.measure_latency(
+        target,
+        "wb-lat",
+        trials=1,
+        poll=0.02,
+        above_bound=CALL_TIMEOUT,
+        below_bound=0.1,
+        config=config,
     )
-    assert _deriver._gate(real, watch, 1800.0) == (gate, "inferred")
+    above = finding.tables["latency"][0]
+    assert above["gate"] == "tokens" and above["check"] == "consistent"
+    assert above["queue max (session_id=)"] >= 1 and above["queue max (observer_id=)"] == 0
+    assert "the observer_id filter misses message work" in finding.answer
+    # The emulator's default age gate is 30 minutes: the below-gate trial is unsettled.
+    below = finding.tables["latency"][1]
+    assert below["gate"] == "not released" and below["check"].startswith("unsettled")
 
 
 def test_probe_cleans_up_its_scratch_workspace_even_when_it_fails(target: Any) -> None:
@@ -272,3 +372,80 @@ def test_workbook_itself_imports_no_third_party_module() -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True
     )
     assert out.stdout.strip() == "[]"
+
+
+class _BigSpecServer:
+    """A loopback server whose /openapi.json is larger than the old 64 KiB read cap."""
+
+    def __init__(self) -> None:
+        import http.server
+        import threading
+
+        spec = {"openapi": "3.1.0", "info": {"title": "Honcho API", "version": "3.0.12"}}
+        spec["paths"] = {f"/v3/pad/{i}": {"get": {"summary": "x" * 200}} for i in range(600)}
+        body = json.dumps(spec).encode()
+        assert len(body) > 65536
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def do_GET(self) -> None:
+                data = body if self.path == "/openapi.json" else b'{"status":"ok"}'
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            def log_message(self, *args: Any) -> None:
+                pass
+
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self.thread.start()
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+        self.thread.join(CALL_TIMEOUT)
+
+
+def test_q7_reads_the_version_of_a_large_openapi_document() -> None:
+    # 3.0.12 serves about 100 KB of OpenAPI: the answer once said "not served" for it.
+    server = _BigSpecServer()
+    try:
+        with workbook.open_target(server.url, connect_timeout=CALL_TIMEOUT) as real:
+            finding = workbook.probe_health(real)
+    finally:
+        server.close()
+    (row,) = finding.tables["answers"]
+    assert row["openapi status"] == 200
+    assert (row["info.title"], row["info.version"]) == ("Honcho API", "3.0.12")
+    assert row["server_version()"] == "3.0.12"
+    assert "info.version = 3.0.12" in finding.answer and "not served" not in finding.answer
+
+
+def test_q1_records_the_status_of_every_key_minting_call_and_never_a_key() -> None:
+    with workbook.open_target(
+        "", connect_timeout=CALL_TIMEOUT, read_timeout=CALL_TIMEOUT, emulator_options={"auth": True}
+    ) as t:
+        finding = workbook.probe_auth(t, "wb-q1")
+    mints = [c for c in finding.trace.calls if "mint" in c.step]
+    assert mints and all(c.status is not None for c in mints)
+    assert {c.status for c in mints if c.outcome == "ok"} == {200}
+    for call in finding.trace.calls:
+        assert "eyJ" not in call.body  # no JWT, minted or not, in the evidence
+    assert all(r["status"] is not None for r in finding.tables["scopes"])
+
+
+def test_q8_answer_accounts_for_every_topic() -> None:
+    from roncho.workbook._differences import summarise
+
+    rows = [
+        {"topic": "a", "agrees with": "SRC 3.0.12, OBS 3.2.0", "this server": "201"},
+        {"topic": "b", "agrees with": "OAS-3.3/docs", "this server": "200"},
+        {"topic": "scopes routes", "agrees with": "none", "this server": "404 Not Found"},
+    ]
+    text = summarise(rows)
+    assert text.startswith("1/3 topics match")
+    assert "1 show newer (3.3) behaviour: b" in text
+    assert "1 match no source: scopes routes (404 Not Found)" in text
