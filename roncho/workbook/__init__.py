@@ -18,12 +18,22 @@ from ._finding import Finding, wait_until
 from ._health import probe_health
 from ._provenance import probe_provenance
 from ._raw import RawClient, RawReply
-from ._target import EMULATOR_LABEL, RunInfo, Target, describe, open_target, server_label
+from ._target import (
+    EMULATOR_LABEL,
+    EXAMPLE_URL,
+    RunInfo,
+    Target,
+    check_server,
+    describe,
+    open_target,
+    server_label,
+)
 from ._trace import Call, Trace
 from ._workspace import probe_workspace_delete
 
 __all__ = [
     "EMULATOR_LABEL",
+    "EXAMPLE_URL",
     "SWITCHES",
     "Call",
     "DeriverConfig",
@@ -34,6 +44,7 @@ __all__ = [
     "Switch",
     "Target",
     "Trace",
+    "check_server",
     "describe",
     "measure_latency",
     "measure_switches",

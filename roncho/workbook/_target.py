@@ -17,11 +17,13 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from .._client import Client
-from .._errors import RonchoError
+from .._errors import ConfigError, RonchoError
 from .._scratch import scratch_workspace
 from ._raw import RawClient
 
 EMULATOR_LABEL = "emulator"
+# Shown with every refusal of a base URL, so the fix is one copy away.
+EXAMPLE_URL = "http://127.0.0.1:8000"
 # A workspace id for calls that name none (health, version); never written to.
 _PROBE_WORKSPACE = "roncho-workbook-probe"
 _LABEL_UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
@@ -38,6 +40,40 @@ def server_label(base_url: str) -> str:
     host = urlsplit(base_url).hostname or "unknown-host"
     label = _LABEL_UNSAFE.sub("-", host).strip("-.") or "unknown-host"
     return f"host-{label}" if label == EMULATOR_LABEL else label
+
+
+def check_server(base_url: str, *, timeout: float = 5.0) -> str:
+    """Check ``base_url`` and reach ``/health`` once: "" when usable, else one line saying why.
+
+    Run before any notebook starts, so a typo or a server that is down costs one line
+    rather than nine failed notebooks and a junk results folder. Reads nothing else.
+    """
+    hint = f"for example --base-url {EXAMPLE_URL}"
+    try:
+        client = Client(
+            base_url,
+            _PROBE_WORKSPACE,
+            connect_timeout=timeout,
+            read_timeout=timeout,
+            read_only=True,
+        )
+    except ConfigError as exc:
+        return f"--base-url {base_url!r} is not a usable Honcho URL: {_one_line(exc)} ({hint})"
+    try:
+        with client:
+            health = client.probe()
+    except RonchoError as exc:
+        return (
+            f"{base_url} did not answer GET /health: {type(exc).__name__}: {_one_line(exc)} "
+            f"(is the server up, and is this its base URL? {hint})"
+        )
+    if health.status != "ok":
+        return f"{base_url} answered GET /health with status {health.status!r}, not 'ok'"
+    return ""
+
+
+def _one_line(exc: BaseException) -> str:
+    return " ".join(str(exc).split())
 
 
 @dataclass(slots=True, kw_only=True)

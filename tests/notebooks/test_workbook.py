@@ -348,6 +348,9 @@ def test_investigate_writes_a_dated_folder_and_never_the_key(tmp_path: Path) -> 
     for path in run.iterdir():
         assert secret not in path.read_text(encoding="utf-8", errors="replace")
     assert secret not in done.stdout + done.stderr
+    # The kernels talk over IPC sockets, so ipykernel has no plain-TCP warning to give.
+    assert "without encryption" not in done.stdout + done.stderr
+    assert (results / "ACROSS.md").read_text().count("q7_health") >= 2
 
 
 def test_import_roncho_does_not_load_the_workbook_or_pandas() -> None:
@@ -449,3 +452,185 @@ def test_q8_answer_accounts_for_every_topic() -> None:
     assert text.startswith("1/3 topics match")
     assert "1 show newer (3.3) behaviour: b" in text
     assert "1 match no source: scopes routes (404 Not Found)" in text
+
+
+def _investigate() -> Any:
+    spec = importlib.util.spec_from_file_location(
+        "investigate", ROOT / "scripts" / "investigate.py"
+    )
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.parametrize(
+    ("url", "said"),
+    [
+        ("localhost:8000", "must start with http:// or https://"),
+        ("http://127.0.0.1:{port}", "ConnectError"),
+    ],
+)
+def test_investigate_refuses_an_unusable_server_in_one_line_and_writes_nothing(
+    tmp_path: Path, url: str, said: str
+) -> None:
+    results = tmp_path / "results"
+    done = subprocess.run(
+        [
+            sys.executable,
+            str(ROOT / "scripts" / "investigate.py"),
+            "--base-url",
+            url.format(port=_closed_port()),
+            "--results",
+            str(results),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=ROOT,
+    )
+    assert done.returncode == 2
+    assert done.stdout == ""
+    (line,) = done.stderr.splitlines()
+    assert said in line and "for example --base-url http://127.0.0.1:8000" in line
+    assert not results.exists()
+
+
+def test_a_failed_notebook_is_named_with_its_reason_and_adds_no_index_row(
+    tmp_path: Path, monkeypatch: Any, capsys: Any
+) -> None:
+    import papermill
+
+    investigate = _investigate()
+    results = tmp_path / "results"
+    out = results / "2026-01-02" / "emulator"
+    out.mkdir(parents=True)
+    # An answer left by an earlier run of the day must not survive a failed re-run.
+    (out / "q7_health.answer.json").write_text(
+        json.dumps(
+            {
+                "date": "2026-01-02",
+                "server": "emulator",
+                "version": "x",
+                "notebook": "q7_health",
+                "question": "Q7",
+                "answer": "stale",
+            }
+        )
+    )
+
+    def fail(source: str, output: str, **_kw: Any) -> None:
+        # As a notebook that wrote its answer and then failed in a later cell.
+        (ROOT / output).with_suffix(".answer.json").write_text("{}")
+        raise papermill.PapermillExecutionError(
+            cell_index=5,
+            exec_count=7,
+            source="x",
+            ename="ConnectError",
+            evalue="GET /health: cannot connect\nsecond line",
+            traceback=[],
+        )
+
+    monkeypatch.setattr(investigate.papermill, "execute_notebook", fail)
+    code = investigate.main(
+        ["--only", "q7_health", "--results", str(results), "--date", "2026-01-02"]
+    )
+    printed = capsys.readouterr().out
+    assert code == 1
+    assert "1 of 1 notebooks failed:" in printed
+    assert "  q7_health: cell 7: ConnectError: GET /health: cannot connect second line" in printed
+    assert not (out / "q7_health.answer.json").exists()
+    assert "q7_health" not in (results / "README.md").read_text().split("runs:start")[1]
+    assert "Notebooks that failed: q7_health" in (out / "summary.md").read_text()
+
+
+def test_runner_labels_a_run_with_the_deriver_settings_and_passes_them_on() -> None:
+    investigate = _investigate()
+    args = investigate.parse_args(
+        ["--base-url", "http://127.0.0.1:8100", "--deriver-flush", "off", "--age-gate", "20"]
+    )
+    label, given = investigate.plan(args)
+    assert label == "127.0.0.1-flush-off-age20s"
+    assert given["deriver_flush"] is False and given["age_gate_seconds"] == 20.0
+    assert given["token_gate"] == 512 and given["below_wait_bound"] == 85.0
+    label, given = investigate.plan(
+        investigate.parse_args(
+            ["--base-url", "http://h:8000", "--deriver-flush", "on", "--label", "3.0.12 source"]
+        )
+    )
+    assert label == "h-3.0.12-source" and given["deriver_flush"] is True
+    # Told nothing, a real server is assumed to run Honcho's defaults; the folder is the host.
+    label, given = investigate.plan(investigate.parse_args(["--base-url", "http://h:8000"]))
+    assert label == "h" and given["deriver_flush"] is False
+    assert given["age_gate_seconds"] == 1800.0
+
+
+def test_a_default_emulator_run_leaves_a_fresh_clone_clean(tmp_path: Path) -> None:
+    # A copy of the tracked tree as committed; the run must add or change no tracked or
+    # untracked-but-not-ignored file (issue 11.8: emulator runs are demonstrations).
+    clone = tmp_path / "roncho"
+    listed = (
+        subprocess.run(
+            ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+            capture_output=True,
+            check=True,
+            cwd=ROOT,
+            timeout=30,
+        )
+        .stdout.decode()
+        .split("\0")
+    )
+    for name in filter(None, listed):
+        source = ROOT / name
+        if source.is_file():
+            (clone / name).parent.mkdir(parents=True, exist_ok=True)
+            (clone / name).write_bytes(source.read_bytes())
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@t", "-c", "commit.gpgsign=false"]
+    for step in (["init", "-q"], ["add", "-A"], ["commit", "-q", "-m", "clone"]):
+        subprocess.run([*git, *step], check=True, cwd=clone, timeout=60)
+    done = subprocess.run(
+        [sys.executable, "scripts/investigate.py", "--only", "q7_health"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=clone,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert list((clone / "results" / "demo").glob("*/emulator/q7_health.md"))
+    status = subprocess.run(
+        ["git", "status", "--porcelain", "--untracked-files=all"],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=clone,
+        timeout=30,
+    )
+    assert status.stdout == ""
+
+
+def test_across_page_gives_equal_behaviour_one_letter_and_a_change_another(
+    tmp_path: Path,
+) -> None:
+    from roncho.workbook._across import render_across, write_across
+
+    def run(folder: str, answer: str, version: str) -> None:
+        path = tmp_path / folder
+        path.mkdir(parents=True)
+        (path / "q6_workspace_delete.answer.json").write_text(
+            json.dumps(
+                {
+                    "notebook": "q6_workspace_delete",
+                    "question": "Q6 workspace delete",
+                    "version": version,
+                    "answer": answer,
+                }
+            )
+        )
+
+    run("2026-01-01/emulator", "409 'roncho-wb-1-aa'; gone within 0.3s.", "3.2.0-emulator")
+    run("2026-01-02/honcho", "409 'roncho-wb-2-bb'; gone within 3.51s.", "3.0.12")
+    run("2026-01-03/honcho", "202 at once; gone within 3.4s.", "3.0.12")
+    page = render_across(tmp_path)
+    assert "| [q6_workspace_delete](#q6_workspace_delete) | A | A | B |" in page
+    assert "[2026-01-03/honcho](2026-01-03/honcho/q6_workspace_delete.md) | 3.0.12 | B |" in page
+    assert write_across(tmp_path).read_text() == page  # regenerated, never edited
