@@ -37,6 +37,14 @@ def ipc_kernel_managers(folder: str) -> tuple[type[KernelManager], type[AsyncKer
         def __init__(self, **kwargs: Any) -> None:
             super().__init__(**{**_ipc_options(folder), **kwargs})
 
+        async def _async_interrupt_kernel(self) -> None:
+            # jupyter_client sends SIGINT before every shutdown request; an idle kernel then
+            # logs "ERROR | KeyboardInterrupt caught in kernel" now and then. The shutdown
+            # request alone stops it (and kills it if it does not), so skip that interrupt.
+            if self.shutting_down:
+                return
+            await super()._async_interrupt_kernel()
+
     return IPCKernelManager, AsyncIPCKernelManager
 
 

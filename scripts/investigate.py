@@ -56,7 +56,7 @@ DEMO_ROOT = "results/demo"
 # bound follows the age gate (see below_bound); ten trials give a median and a p90.
 REAL_WAIT_BOUND = 180.0
 REAL_SERVER_DEFAULTS: dict[str, object] = {
-    "poll_interval": 1.0,
+    "poll_interval": 0.25,
     "wait_bound": REAL_WAIT_BOUND,
     "settle": 30.0,
     "read_timeout": 120.0,
