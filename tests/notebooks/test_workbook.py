@@ -634,3 +634,20 @@ def test_across_page_gives_equal_behaviour_one_letter_and_a_change_another(
     assert "| [q6_workspace_delete](#q6_workspace_delete) | A | A | B |" in page
     assert "[2026-01-03/honcho](2026-01-03/honcho/q6_workspace_delete.md) | 3.0.12 | B |" in page
     assert write_across(tmp_path).read_text() == page  # regenerated, never edited
+
+
+def test_the_recorded_pages_match_the_recorded_runs(lab: Any, tmp_path: Path) -> None:
+    # results/README.md's run table and results/ACROSS.md are generated: a run committed
+    # without them (or an edit by hand) shows up here.
+    from roncho.workbook._across import render_across
+
+    results = ROOT / "results"
+    assert (results / "ACROSS.md").read_text(encoding="utf-8") == render_across(results)
+    copy = tmp_path / "README.md"
+    copy.write_text((results / "README.md").read_text(encoding="utf-8"), encoding="utf-8")
+    for run in results.glob("*/*/"):
+        (tmp_path / run.relative_to(results)).mkdir(parents=True, exist_ok=True)
+        for answer in run.glob("*.answer.json"):
+            (tmp_path / answer.relative_to(results)).write_bytes(answer.read_bytes())
+    lab.update_index(tmp_path)
+    assert copy.read_text(encoding="utf-8") == (results / "README.md").read_text(encoding="utf-8")
