@@ -4,12 +4,12 @@
     python scripts/investigate.py --base-url http://honcho.lan:8000 [--api-key KEY]
     python scripts/investigate.py --base-url URL --deriver-flush off --age-gate 20
 
-A real server's results land in results/<YYYY-MM-DD>/<server>/ (the server's host name, plus
-"-<label>" when the run is labelled): the record, meant to be committed, indexed in
-results/README.md and lined up in results/ACROSS.md. An emulator run only demonstrates the
-workbook, so it lands in results/demo/ (ignored by git) with its own index, and a fresh
-clone stays clean after it. Each folder holds the executed notebooks, their tables as CSV,
-the figures, one Markdown answer per notebook and summary.md.
+A real server's results land in results/<YYYY-MM-DD>/<server>/ (the server's host name,
+plus "-<label>" and the deriver settings when the run is told them): the record, meant to
+be committed, indexed in results/README.md and lined up in results/ACROSS.md. An emulator
+run only demonstrates the workbook, so it lands in results/demo/ (ignored by git) with its
+own index, and a fresh clone stays clean after it. Each folder holds the executed
+notebooks, their tables as CSV, the figures, one Markdown answer per notebook and summary.md.
 
 A real server is checked first (its URL, then one GET /health): if it is unusable the run
 says why in one line and writes nothing. Kernels talk over IPC sockets in a private folder,
@@ -90,7 +90,10 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     )
     parser.add_argument("--date", default=datetime.now(UTC).strftime("%Y-%m-%d"))
     parser.add_argument("--only", nargs="*", choices=NOTEBOOKS, help="run just these notebooks")
-    parser.add_argument("--label", help="added to the run's folder name: <host>-<label>")
+    parser.add_argument(
+        "--label",
+        help="names the server in the run's folder: <host>-<label>[-<deriver settings>]",
+    )
     parser.add_argument(
         "--deriver-flush",
         choices=("on", "off"),
@@ -111,7 +114,12 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--below-wait-bound", type=float, help="seconds: below-gate trials")
     parser.add_argument("--poll-interval", type=float, help="seconds between polls")
     parser.add_argument("--prefix", default="roncho-wb", help="scratch workspace id prefix")
-    return parser.parse_args(argv)
+    args = parser.parse_args(argv)
+    if args.trials is not None and args.trials < 1:
+        parser.error("--trials must be at least 1")
+    if args.age_gate is not None and args.age_gate < 0:
+        parser.error("--age-gate must be 0 (disabled) or more seconds")
+    return args
 
 
 def plan(args: argparse.Namespace) -> tuple[str, dict[str, object]]:
@@ -144,12 +152,14 @@ def plan(args: argparse.Namespace) -> tuple[str, dict[str, object]]:
         value = getattr(args, name)
         if value is not None:
             given[name] = value
-    suffix = args.label
-    if suffix is None and told:
+    # <host>[-<label>][-<deriver settings>]: runs of one server with other settings never
+    # share a folder.
+    parts = [args.label] if args.label else []
+    if told:
         age_told = args.age_gate if args.age_gate is not None else HONCHO_AGE_GATE
-        suffix = deriver_label(args.deriver_flush == "on", age_told)
-    if suffix:
-        label += "-" + (_LABEL_UNSAFE.sub("-", suffix).strip("-.") or "run")
+        parts.append(deriver_label(args.deriver_flush == "on", age_told))
+    for part in parts:
+        label += "-" + (_LABEL_UNSAFE.sub("-", part).strip("-.") or "run")
     return label, given
 
 

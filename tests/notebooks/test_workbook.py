@@ -558,7 +558,7 @@ def test_runner_labels_a_run_with_the_deriver_settings_and_passes_them_on() -> N
             ["--base-url", "http://h:8000", "--deriver-flush", "on", "--label", "3.0.12 source"]
         )
     )
-    assert label == "h-3.0.12-source" and given["deriver_flush"] is True
+    assert label == "h-3.0.12-source-flush-on" and given["deriver_flush"] is True
     # Told nothing, a real server is assumed to run Honcho's defaults; the folder is the host.
     label, given = investigate.plan(investigate.parse_args(["--base-url", "http://h:8000"]))
     assert label == "h" and given["deriver_flush"] is False
