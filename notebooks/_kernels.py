@@ -33,6 +33,10 @@ def ipc_kernel_managers(folder: str) -> tuple[type[KernelManager], type[AsyncKer
         def __init__(self, **kwargs: Any) -> None:
             super().__init__(**{**_ipc_options(folder), **kwargs})
 
+        async def _async_interrupt_kernel(self) -> None:
+            if not self.shutting_down:  # see AsyncIPCKernelManager
+                await super()._async_interrupt_kernel()
+
     class AsyncIPCKernelManager(AsyncKernelManager):
         def __init__(self, **kwargs: Any) -> None:
             super().__init__(**{**_ipc_options(folder), **kwargs})
@@ -41,9 +45,8 @@ def ipc_kernel_managers(folder: str) -> tuple[type[KernelManager], type[AsyncKer
             # jupyter_client sends SIGINT before every shutdown request; an idle kernel then
             # logs "ERROR | KeyboardInterrupt caught in kernel" now and then. The shutdown
             # request alone stops it (and kills it if it does not), so skip that interrupt.
-            if self.shutting_down:
-                return
-            await super()._async_interrupt_kernel()
+            if not self.shutting_down:
+                await super()._async_interrupt_kernel()
 
     return IPCKernelManager, AsyncIPCKernelManager
 
