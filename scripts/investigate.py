@@ -109,6 +109,12 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         type=int,
         help="the server's DERIVER_REPRESENTATION_BATCH_WORK_UNIT_TARGET_TOKENS",
     )
+    parser.add_argument(
+        "--prompt-window",
+        type=float,
+        help="seconds within which an open gate's batch is done (default 10; raise it for a "
+        "deriver polling every 30 s)",
+    )
     parser.add_argument("--trials", type=int, help="latency trials per size class")
     parser.add_argument("--wait-bound", type=float, help="seconds: bound on each wait")
     parser.add_argument("--below-wait-bound", type=float, help="seconds: below-gate trials")
@@ -148,6 +154,8 @@ def plan(args: argparse.Namespace) -> tuple[str, dict[str, object]]:
             given["age_gate_seconds"] = args.age_gate
         if args.token_gate is not None:
             given["token_gate"] = args.token_gate
+    if args.prompt_window is not None:
+        given["prompt_seconds"] = args.prompt_window
     for name in ("trials", "wait_bound", "below_wait_bound", "poll_interval"):
         value = getattr(args, name)
         if value is not None:

@@ -147,6 +147,17 @@ def _watch(size: str, latency: float | None, *, tokens: int, bound: float = 60.0
         (FLUSHING, "below", 30, 2.0, "flush", "consistent"),
         (FLUSHING, "above", 900, 2.0, "tokens", "consistent"),
         (FLUSHING, "below", 30, 21.0, "age", "INCONSISTENT"),
+        # Told flush on and Honcho's 30-minute age gate, a release after 22 s is late: no
+        # configured gate explains it (the server was batching with a 20 s age gate).
+        (
+            workbook.DeriverConfig(flush=True, age_gate=1800.0),
+            "below",
+            30,
+            22.0,
+            _deriver.LATE,
+            "INCONSISTENT",
+        ),
+        (BATCHING, "below", 30, 14.0, _deriver.LATE, "INCONSISTENT"),
     ],
 )
 def test_gate_is_read_from_timing_and_checked_against_the_configuration(
