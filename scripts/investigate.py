@@ -85,6 +85,11 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--base-url", default="", help="the Honcho server; empty: emulator")
     parser.add_argument("--api-key", default="", help="admin key if the server requires keys")
     parser.add_argument(
+        "--api-key-file",
+        type=Path,
+        help="read the admin key from this file (keeps it out of the process list)",
+    )
+    parser.add_argument(
         "--results",
         help=f"results root (default {RECORD_ROOT}/ for a server, {DEMO_ROOT}/ for the emulator)",
     )
@@ -121,6 +126,15 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--poll-interval", type=float, help="seconds between polls")
     parser.add_argument("--prefix", default="roncho-wb", help="scratch workspace id prefix")
     args = parser.parse_args(argv)
+    if args.api_key_file is not None:
+        if args.api_key:
+            parser.error("give --api-key or --api-key-file, not both")
+        try:
+            args.api_key = args.api_key_file.read_text(encoding="utf-8").strip()
+        except OSError as exc:
+            parser.error(f"cannot read --api-key-file: {exc.strerror}")
+        if not args.api_key:
+            parser.error("--api-key-file is empty")
     if args.trials is not None and args.trials < 1:
         parser.error("--trials must be at least 1")
     if args.age_gate is not None and args.age_gate < 0:
@@ -175,7 +189,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     os.chdir(ROOT)
     if args.base_url:
-        problem = check_server(args.base_url)
+        problem = check_server(args.base_url, api_key=args.api_key)
         if problem:
             print(f"investigate: {problem}; nothing was run or written.", file=sys.stderr)
             return 2

@@ -662,3 +662,19 @@ def test_the_recorded_pages_match_the_recorded_runs(lab: Any, tmp_path: Path) ->
             (tmp_path / answer.relative_to(results)).write_bytes(answer.read_bytes())
     lab.update_index(tmp_path)
     assert copy.read_text(encoding="utf-8") == (results / "README.md").read_text(encoding="utf-8")
+
+
+def test_check_server_tries_the_key_before_any_notebook_runs(tmp_path: Path) -> None:
+    with workbook.open_target(
+        "", connect_timeout=CALL_TIMEOUT, read_timeout=CALL_TIMEOUT, emulator_options={"auth": True}
+    ) as t:
+        assert workbook.check_server(t.base_url, api_key=t.api_key) == ""
+        missing = workbook.check_server(t.base_url)
+        wrong = workbook.check_server(t.base_url, api_key="not-a-key")
+    assert "authentication on and no API key was given (401" in missing
+    assert "the API key given was refused (401" in wrong and "not-a-key" not in wrong
+    key_file = tmp_path / "key.txt"
+    key_file.write_text("sk-from-a-file\n")
+    investigate = _investigate()
+    args = investigate.parse_args(["--base-url", "http://h:8000", "--api-key-file", str(key_file)])
+    assert args.api_key == "sk-from-a-file"
