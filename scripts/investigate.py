@@ -24,6 +24,7 @@ import os
 import re
 import sys
 import time
+from collections.abc import Iterable
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -234,7 +235,30 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{len(failures)} of {len(args.only or NOTEBOOKS)} notebooks failed:")
         for name, why in failures.items():
             print(f"  {name}: {why}")
-    return 1 if failures else 0
+    inconsistent = inconsistent_answers(out, args.only or NOTEBOOKS)
+    for name in inconsistent:
+        print(
+            f"  {name}: answered, but INCONSISTENT with the deriver settings given (see its answer)"
+        )
+    return 1 if failures or inconsistent else 0
+
+
+def inconsistent_answers(out: Path, names: Iterable[str]) -> list[str]:
+    """Those of ``names`` whose answer says the server did not behave as the run was told.
+
+    Such an answer is kept (it is what the server did), but the run exits non-zero, so a CI
+    stage that states the server's settings fails when the server does not follow them.
+    """
+    import json
+
+    found = []
+    for name in names:
+        path = out / f"{name}{_lab.ANSWER_SUFFIX}"
+        if path.exists():
+            data = json.loads(path.read_text(encoding="utf-8"))
+            if "INCONSISTENT" in str(data.get("answer", "")):
+                found.append(name)
+    return found
 
 
 def run_notebook(

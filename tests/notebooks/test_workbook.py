@@ -678,3 +678,16 @@ def test_check_server_tries_the_key_before_any_notebook_runs(tmp_path: Path) -> 
     investigate = _investigate()
     args = investigate.parse_args(["--base-url", "http://h:8000", "--api-key-file", str(key_file)])
     assert args.api_key == "sk-from-a-file"
+
+
+def test_an_inconsistent_answer_is_kept_but_fails_the_run(tmp_path: Path) -> None:
+    investigate = _investigate()
+    (tmp_path / "q3_deriver_latency.answer.json").write_text(
+        json.dumps({"notebook": "q3_deriver_latency", "answer": "x; INCONSISTENT with ..."})
+    )
+    (tmp_path / "q7_health.answer.json").write_text(
+        json.dumps({"notebook": "q7_health", "answer": "/health -> 200"})
+    )
+    ran = ["q3_deriver_latency", "q7_health", "q1_auth"]
+    assert investigate.inconsistent_answers(tmp_path, ran) == ["q3_deriver_latency"]
+    assert investigate.inconsistent_answers(tmp_path, ["q7_health"]) == []
