@@ -7,12 +7,13 @@ a conclusion from that session shows up or the trial's bound runs out. Messages 
 deriver's token gate are sent one trial at a time; messages below it are sent together and
 watched together, because with batching on each waits for the age gate.
 
-Which gate released a batch: on the emulator ``FakeHoncho.deriver_log()`` says; on a real
-server it is read from the timing and the server's token count (released before the age
-gate could act: the token gate if the message reached it, else flush; at or after the age
-gate: age). Each classification is then checked against the `DeriverConfig` the run was told
-the server has; a release that config cannot explain is reported as INCONSISTENT, never
-explained away.
+A warm-up message goes first and counts in no class (a deriver's first batch after a start
+is slow). Which gate released a batch: on the emulator ``FakeHoncho.deriver_log()`` says; on
+a real server it is read from the timing and the server's token count (released within the
+prompt window, before the age gate could act: the token gate if the message reached it, else
+flush; at or after the age gate: age; in between: late). Each classification is then checked
+against the `DeriverConfig` the run was told the server has; a release that config cannot
+explain is reported as INCONSISTENT, never explained away.
 
 Switches. One message per case, each in its own session (and the workspace-level case in
 its own scratch workspace), then poll until the control case has its conclusion and a
