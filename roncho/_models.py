@@ -22,7 +22,7 @@ from typing import Any, Generic, TypeVar
 
 from ._config import check_id
 from ._errors import ConfigError, DecodeError
-from ._record import Record, field, setters
+from ._record import Record, field, storage
 
 # Server limits (reference §1.3, O4, O8): checked before sending, so nothing is refused late.
 MAX_METADATA_KEYS = 100
@@ -271,7 +271,8 @@ class Message(Record, kw_only=True):
     def from_json(cls, data: object, op: str) -> Message:
         # Pages of messages are the bulk of what roncho decodes, so the well-formed case
         # skips _Fields and the frozen __init__ (2.3 us -> 0.9 us a message, see
-        # benchmarks/RESULTS.md); anything unusual takes the checked path and its errors.
+        # benchmarks/RESULTS.md, and 0.9 -> 0.5 us with the blank below); anything
+        # unusual takes the checked path and its errors.
         if type(data) is dict:
             get = data.get
             id_, content, peer, session = (
@@ -292,26 +293,20 @@ class Message(Record, kw_only=True):
                 and (workspace is None or type(workspace) is str)
                 and (tokens is None or type(tokens) is int)
             ):
-                message = object.__new__(cls)
-                (
-                    set_id,
-                    set_content,
-                    set_peer,
-                    set_session,
-                    set_created,
-                    set_meta,
-                    set_ws,
-                    set_tokens,
-                ) = _MESSAGE_SETTERS
-                set_id(message, id_)
-                set_content(message, content)
-                set_peer(message, peer)
-                set_session(message, session)
-                set_created(message, created)
-                set_meta(message, {} if meta is None else meta)
-                set_ws(message, workspace)
-                set_tokens(message, tokens)
-                return message
+                # A blank of Message's own layout, filled by plain attribute stores
+                # (which CPython specialises), then made a Message (see _record.storage).
+                message: Any = object.__new__(_MESSAGE_STORAGE)
+                message.id = id_
+                message.content = content
+                message.peer_id = peer
+                message.session_id = session
+                message.created_at = created
+                message.metadata = {} if meta is None else meta
+                message.workspace_id = workspace
+                message.token_count = tokens
+                message.__class__ = cls
+                built: Message = message
+                return built
         f = _Fields(data, op, "message")
         return cls(
             id=f.text("id"),
@@ -325,8 +320,7 @@ class Message(Record, kw_only=True):
         )
 
 
-# The slots' own setters: Record refuses setattr, its slot descriptors do not.
-_MESSAGE_SETTERS = setters(Message)
+_MESSAGE_STORAGE = storage(Message)
 
 
 class Conclusion(Record, kw_only=True):

@@ -4,8 +4,8 @@ almost nothing to define.
 Why not ``@dataclass(frozen=True, slots=True)``: it compiles each class's methods with
 ``exec`` and builds a second class for the slots, about 0.5 ms a class, which made up
 most of ``import roncho`` (issue 13). A Record class is set up by plain dict and tuple
-work in its metaclass; the methods are shared functions that read the class's field
-table, so nothing is compiled at import.
+work in its metaclass: its ``__init__`` is a closure over its field table, the other
+methods are shared, and nothing is compiled at import.
 
 What it keeps of a frozen dataclass (and what the tests hold it to): keyword (and, unless
 ``kw_only=True``, positional) construction with defaults and ``field(default_factory=...)``,
@@ -16,9 +16,15 @@ The ``dataclasses`` module (and ``inspect``, for ``__signature__``) is imported 
 one of those is first used, never by ``import roncho``. Type checkers see the classes as
 dataclasses through ``typing.dataclass_transform``.
 
-Field names come from the class body's annotations, so a module defining Records must
-use ``from __future__ import annotations`` (or Python < 3.14 semantics); ``ClassVar``
-annotations are not fields, as in dataclasses.
+The slots live in a plain hidden base class (``storage(cls)``) that a Record class adds
+nothing to. A decoder that has already checked its values can fill an instance of that
+base with plain attribute stores, which CPython specialises, and then set ``__class__``
+to the Record class: about a third of the cost of going through ``__init__`` (see
+``Message.from_json``).
+
+Field names come from the class body's annotations, so a module defining Records needs
+``from __future__ import annotations`` on Python 3.14 and later (where annotations are
+otherwise lazy); ``ClassVar`` annotations are not fields, as in dataclasses.
 """
 
 from __future__ import annotations
@@ -65,13 +71,12 @@ _REQUIRED, _DEFAULT, _FACTORY = 0, 1, 2
 class _Field(NamedTuple):
     name: str
     annotation: str
-    set: Callable[[Any, Any], None]  # the slot descriptor's __set__, which frozen skips
     how: int  # _REQUIRED, _DEFAULT or _FACTORY
     default: Any  # the value, or the factory
 
 
 class _Spec:
-    """One Record class's field table, and what the shared methods need from it."""
+    """One Record class's field table, and what its methods need from it."""
 
     __slots__ = (
         "_dataclass_fields",
@@ -82,15 +87,20 @@ class _Spec:
         "names",
         "positional",
         "post_init",
+        "storage",
         "values",
     )
 
-    def __init__(self, cls: type, fields: tuple[_Field, ...], kw_only: bool) -> None:
+    def __init__(self, cls: type, storage: type, fields: tuple[_Field, ...], kw_only: bool) -> None:
         self.name = cls.__name__
+        self.storage = storage
         self.fields = fields
         self.names = tuple(f.name for f in fields)
-        # What __init__ unpacks per field, in a plain tuple (cheaper than attribute reads).
-        self.init = tuple((f.name, f.set, f.how, f.default) for f in fields)
+        # What __init__ unpacks per field: the slot's own setter (which Record's
+        # __setattr__ does not stand in front of), how a left-out field is filled, and with what.
+        self.init = tuple(
+            (f.name, getattr(storage, f.name).__set__, f.how, f.default) for f in fields
+        )
         self.kw_only = kw_only
         self.positional = () if kw_only else self.names
         self.post_init: Callable[[Any], None] | None = getattr(cls, "__post_init__", None)
@@ -104,19 +114,16 @@ class _Spec:
             self.values = lambda record: ()
         self._dataclass_fields: dict[str, Any] | None = None
 
-    def bind(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> dict[str, Any]:
-        """Fold positional arguments into the keywords, refusing what Python would refuse."""
-        if len(args) > len(self.positional):
-            took = len(self.positional)
-            raise TypeError(
+    def refuse_positional(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> TypeError:
+        """The TypeError for too many positional arguments, or one also given by keyword."""
+        took = len(self.positional)
+        if len(args) > took:
+            return TypeError(
                 f"{self.name}.__init__() takes {took} positional argument"
                 f"{'' if took == 1 else 's'} but {len(args)} were given"
             )
-        for name, value in zip(self.positional, args, strict=False):
-            if name in kwargs:
-                raise TypeError(f"{self.name}.__init__() got multiple values for argument {name!r}")
-            kwargs[name] = value
-        return kwargs
+        twice = next(name for name in self.positional[: len(args)] if name in kwargs)
+        return TypeError(f"{self.name}.__init__() got multiple values for argument {twice!r}")
 
     def refuse(self, kwargs: dict[str, Any]) -> TypeError:
         """The TypeError for keywords that name no field, or fields left without a value."""
@@ -152,6 +159,7 @@ class _Spec:
         return self._dataclass_fields
 
     def signature(self) -> Any:
+        """The constructor's ``inspect.Signature``, for help() and inspect.signature()."""
         import inspect
 
         kind = (
@@ -159,43 +167,53 @@ class _Spec:
             if self.kw_only
             else inspect.Parameter.POSITIONAL_OR_KEYWORD
         )
-        return inspect.Signature(
-            [
-                inspect.Parameter(
-                    f.name,
-                    kind,
-                    default=f.default if f.how == _DEFAULT else inspect.Parameter.empty,
-                    annotation=f.annotation,
-                )
-                for f in self.fields
-            ],
-            return_annotation=None,
-        )
+        parameters = [
+            inspect.Parameter(
+                f.name,
+                kind,
+                default={_DEFAULT: f.default, _FACTORY: _FACTORY_MARK}.get(
+                    f.how, inspect.Parameter.empty
+                ),
+                annotation=f.annotation,
+            )
+            for f in self.fields
+        ]
+        return inspect.Signature(parameters, return_annotation=None)
 
 
-class _ClassOnly:
-    """A class attribute computed from the class's spec on each read (nothing cached on
-    the class itself, where a subclass would find its parent's answer)."""
+class _FactoryMark:
+    """How a signature shows a default made per instance (as dataclasses shows it)."""
 
-    def __init__(self, compute: Callable[[_Spec], Any]) -> None:
+    def __repr__(self) -> str:
+        return "<factory>"
+
+
+_FACTORY_MARK = _FactoryMark()
+
+
+class _FromSpec:
+    """A class attribute computed from the class's own spec on each read; nothing is
+    cached on the class, where a subclass would find its parent's answer."""
+
+    def __init__(self, compute: Callable[[_Spec], Any], for_instances: bool) -> None:
         self.compute = compute
+        self.for_instances = for_instances
 
     def __get__(self, record: object, owner: type) -> Any:
         spec: _Spec | None = owner.__dict__.get("__record__")
         if spec is None:  # Record itself
             raise AttributeError("Record itself has no fields")
-        if record is not None and self.compute is _Spec.signature:
-            return None  # an instance is not callable; let inspect say so
+        if record is not None and not self.for_instances:
+            return None  # an instance is not callable: inspect then says so
         return self.compute(spec)
 
 
-def _annotations(namespace: dict[str, Any]) -> dict[str, Any]:
+def _annotations(name: str, namespace: dict[str, Any]) -> dict[str, Any]:
     found = namespace.get("__annotations__")
-    if found is None and "__annotate__" in namespace:  # 3.14 without the __future__ import
-        import annotationlib  # type: ignore[import-not-found,unused-ignore]
-
-        found = annotationlib.call_annotate_function(
-            namespace["__annotate__"], annotationlib.Format.STRING
+    if found is None and ("__annotate__" in namespace or "__annotate_func__" in namespace):
+        raise TypeError(
+            f"{name}: a Record's module needs 'from __future__ import annotations' "
+            f"(its field names are read from the class body)"
         )
     return dict(found or {})
 
@@ -221,52 +239,115 @@ class _RecordMeta(type):
     ) -> _RecordMeta:
         if not frozen:
             raise TypeError(f"{name}: a Record is always frozen")
-        inherited: dict[str, _Field] = {}
-        for base in reversed(bases):
-            spec = getattr(base, "__record__", None)
-            if isinstance(spec, _Spec):
-                inherited.update((f.name, f) for f in spec.fields)
-        own: dict[str, tuple[str, int, Any]] = {}
-        for field_name, annotation in _annotations(namespace).items():
+        if not bases:  # Record itself
+            return super().__new__(mcs, name, bases, namespace, **kwargs)
+        parents = [b.__dict__["__record__"] for b in bases if "__record__" in b.__dict__]
+        if len(parents) > 1:
+            raise TypeError(f"{name}: a Record may extend at most one other Record")
+        fields = {f.name: f for f in parents[0].fields} if parents else {}
+        own = []
+        for field_name, annotation in _annotations(name, namespace).items():
             if _is_classvar(annotation):
                 continue
             value = namespace.pop(field_name, MISSING)
-            if isinstance(value, _FieldSpec):
-                if value.default_factory is not None:
-                    own[field_name] = (str(annotation), _FACTORY, value.default_factory)
-                    continue
-                value = value.default
-            if type(value) in (list, dict, set):
-                raise ValueError(
-                    f"{name}.{field_name}: a mutable default would be shared by every "
-                    f"instance; use field(default_factory=...)"
-                )
-            how = _REQUIRED if value is MISSING else _DEFAULT
-            own[field_name] = (str(annotation), how, value)
-        if "__record__" not in namespace and bases:
-            namespace["__slots__"] = tuple(n for n in own if n not in inherited)
-            namespace["__match_args__"] = () if kw_only else (*inherited, *own)
-        cls = super().__new__(mcs, name, bases, namespace, **kwargs)
-        if not bases:
-            return cls  # Record itself
-        fields = dict(inherited)
-        for field_name, (annotation, how, default) in own.items():
-            setter = cls.__dict__[field_name].__set__ if field_name not in inherited else None
-            if setter is None:
-                setter = inherited[field_name].set
-            fields[field_name] = _Field(field_name, annotation, setter, how, default)
+            if field_name in fields:
+                raise TypeError(f"{name}.{field_name} is already a field of a base Record")
+            own.append(field_name)
+            fields[field_name] = _field(name, field_name, str(annotation), value)
+        # The slots go in a plain base class: see storage() for why.
+        base_storage: tuple[type, ...] = (parents[0].storage,) if parents else ()
+        storage = type(f"{name}.storage", base_storage, {"__slots__": tuple(own)})
+        storage.__module__ = namespace.get("__module__", storage.__module__)
+        namespace["__slots__"] = ()
+        namespace["__match_args__"] = () if kw_only else tuple(fields)
+        cls = super().__new__(mcs, name, (*bases, storage), namespace, **kwargs)
+        table = tuple(fields.values())
         if not kw_only:
-            seen_default = None
-            for f in fields.values():
-                if f.how != _REQUIRED:
-                    seen_default = f.name
-                elif seen_default is not None:
-                    raise TypeError(
-                        f"{name}: required field {f.name!r} follows {seen_default!r}, which "
-                        f"has a default (use kw_only=True, or reorder)"
-                    )
-        type.__setattr__(cls, "__record__", _Spec(cls, tuple(fields.values()), kw_only))
+            _check_order(name, table)
+        spec = _Spec(cls, storage, table, kw_only)
+        type.__setattr__(cls, "__record__", spec)
+        if "__init__" not in namespace:
+            type.__setattr__(cls, "__init__", _make_init(spec))
+        if "__eq__" not in namespace:
+            eq, hash_ = _make_eq_hash(spec)
+            type.__setattr__(cls, "__eq__", eq)
+            type.__setattr__(cls, "__hash__", hash_)
         return cls
+
+
+def _field(cls_name: str, name: str, annotation: str, value: object) -> _Field:
+    if isinstance(value, _FieldSpec):
+        if value.default_factory is not None:
+            return _Field(name, annotation, _FACTORY, value.default_factory)
+        value = value.default
+    if type(value) in (list, dict, set):
+        raise ValueError(
+            f"{cls_name}.{name}: a mutable default would be shared by every instance; "
+            f"use field(default_factory=...)"
+        )
+    return _Field(name, annotation, _REQUIRED if value is MISSING else _DEFAULT, value)
+
+
+def _check_order(cls_name: str, fields: tuple[_Field, ...]) -> None:
+    """Positional construction cannot have a required field after one with a default."""
+    seen_default = None
+    for f in fields:
+        if f.how != _REQUIRED:
+            seen_default = f.name
+        elif seen_default is not None:
+            raise TypeError(
+                f"{cls_name}: required field {f.name!r} follows {seen_default!r}, which has "
+                f"a default (use kw_only=True, or reorder)"
+            )
+
+
+def _make_init(spec: _Spec) -> Callable[..., None]:
+    """One class's ``__init__``: a closure over its field table (no code is compiled)."""
+    init, refuse, post_init = spec.init, spec.refuse, spec.post_init
+    positional = len(spec.positional)
+
+    def __init__(self: Any, *args: Any, **kwargs: Any) -> None:
+        fields = init
+        if args:
+            if len(args) > positional:
+                raise spec.refuse_positional(args, kwargs)
+            for (name, set_, _, _), value in zip(init, args, strict=False):
+                if name in kwargs:
+                    raise spec.refuse_positional(args, kwargs)
+                set_(self, value)
+            fields = init[len(args) :]
+        used = 0
+        for name, set_, how, default in fields:
+            if name in kwargs:
+                set_(self, kwargs[name])
+                used += 1
+            elif how == _DEFAULT:
+                set_(self, default)
+            elif how == _FACTORY:
+                set_(self, default())
+            else:
+                raise refuse(kwargs)
+        if used != len(kwargs):
+            raise refuse(kwargs)
+        if post_init is not None:
+            post_init(self)
+
+    return __init__
+
+
+def _make_eq_hash(spec: _Spec) -> tuple[Callable[..., Any], Callable[[Any], int]]:
+    """``__eq__`` and ``__hash__`` over the fields in order, as a frozen dataclass has."""
+    values = spec.values
+
+    def __eq__(self: Any, other: object) -> Any:
+        if other.__class__ is self.__class__:
+            return values(self) == values(other)
+        return NotImplemented
+
+    def __hash__(self: Any) -> int:
+        return hash(values(self))
+
+    return __eq__, __hash__
 
 
 def _frozen(action: str, name: str) -> AttributeError:
@@ -278,10 +359,12 @@ def _frozen(action: str, name: str) -> AttributeError:
 def _rebuild(cls: type[Record], values: tuple[Any, ...]) -> Record:
     """Unpickle: the values go back into the slots, with no check and no __post_init__,
     as they came out of an instance that had passed both."""
-    record = object.__new__(cls)
-    for f, value in zip(cls.__record__.fields, values, strict=True):
-        f.set(record, value)
-    return record
+    record: Any = object.__new__(cls.__record__.storage)
+    for name, value in zip(cls.__record__.names, values, strict=True):
+        setattr(record, name, value)
+    record.__class__ = cls
+    rebuilt: Record = record
+    return rebuilt
 
 
 class Record(metaclass=_RecordMeta):
@@ -290,39 +373,10 @@ class Record(metaclass=_RecordMeta):
     __slots__ = ()
     __record__: ClassVar[_Spec]
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        spec = self.__record__
-        if args:
-            kwargs = spec.bind(args, kwargs)
-        used = 0
-        for name, set_, how, default in spec.init:
-            if name in kwargs:
-                set_(self, kwargs[name])
-                used += 1
-            elif how == _DEFAULT:
-                set_(self, default)
-            elif how == _FACTORY:
-                set_(self, default())
-            else:
-                raise spec.refuse(kwargs)
-        if used != len(kwargs):
-            raise spec.refuse(kwargs)
-        if spec.post_init is not None:
-            spec.post_init(self)
-
     def __repr__(self) -> str:
         spec = self.__record__
         inner = ", ".join(f"{n}={v!r}" for n, v in zip(spec.names, spec.values(self), strict=True))
         return f"{type(self).__qualname__}({inner})"
-
-    def __eq__(self, other: object) -> bool:
-        if other.__class__ is self.__class__:
-            values = self.__record__.values
-            return values(self) == values(other)
-        return NotImplemented
-
-    def __hash__(self) -> int:
-        return hash(self.__record__.values(self))
 
     def __setattr__(self, name: str, value: object) -> None:
         raise _frozen("assign to", name)
@@ -334,12 +388,16 @@ class Record(metaclass=_RecordMeta):
         return (_rebuild, (type(self), self.__record__.values(self)))
 
 
-# Introspection that dataclasses, inspect and help() look for, answered lazily.
-type.__setattr__(Record, "__dataclass_fields__", _ClassOnly(_Spec.dataclass_fields))
-type.__setattr__(Record, "__signature__", _ClassOnly(_Spec.signature))
+# Introspection that dataclasses, inspect and help() look for, answered on first use.
+type.__setattr__(Record, "__dataclass_fields__", _FromSpec(_Spec.dataclass_fields, True))
+type.__setattr__(Record, "__signature__", _FromSpec(_Spec.signature, False))
 
 
-def setters(cls: type[Record]) -> tuple[Callable[[Any, Any], None], ...]:
-    """The slots' own setters in field order, for a decoder's trusted fast path: applied
-    to ``object.__new__(cls)``, they fill a record without ``__init__``'s checks."""
-    return tuple(f.set for f in cls.__record__.fields)
+def storage(cls: type[Record]) -> type[Any]:
+    """The plain class holding ``cls``'s slots, for a decoder's trusted fast path.
+
+    ``object.__new__(storage(cls))`` is a mutable blank with ``cls``'s layout; set every
+    field on it (unchecked: the caller has checked the values), then assign
+    ``cls`` to its ``__class__``. A field left unset raises AttributeError when read.
+    """
+    return cls.__record__.storage
