@@ -508,6 +508,7 @@ class Health(Record, kw_only=True):
 
     @property
     def ok(self) -> bool:
+        """The server answered ``{"status": "ok"}``."""
         return self.status == "ok"
 
     @classmethod
@@ -645,10 +646,15 @@ class MessageCreate(Record):
     """One message to add. ``configuration`` may hold only ``reasoning`` (server rule)."""
 
     peer_id: str
+    """The sender; the server creates an unknown peer and adds it to the session."""
     content: str
+    """At most 25,000 characters (empty is allowed)."""
     metadata: JSON | None = None
+    """A JSON object: at most 100 top-level keys, nested at most 5 levels."""
     created_at: str | datetime | None = None
+    """When it was said: RFC 3339 text or an aware datetime; None: the server's now."""
     configuration: JSON | None = None
+    """Only ``{"reasoning": {...}}`` (refused here otherwise: the server drops the rest)."""
 
     def to_json(self, where: str = "message") -> JSON:
         check_id(self.peer_id, f"{where}.peer_id")
@@ -683,9 +689,13 @@ class ConclusionCreate(Record):
     """One conclusion to write: what ``observer_id`` concludes about ``observed_id``."""
 
     content: str
+    """1 to 65,535 characters (the server also caps its tokens)."""
     observer_id: str
+    """The peer holding the conclusion; it must exist (else 404)."""
     observed_id: str
+    """The peer it is about; it must exist (else 404)."""
     session_id: str | None = None
+    """An active session it belongs to, deleted with it; None: kept until deleted."""
 
     def to_json(self, where: str = "conclusion") -> JSON:
         if not isinstance(self.content, str) or not self.content:
