@@ -34,6 +34,7 @@ from operator import attrgetter
 from typing import Any, ClassVar, NamedTuple, TypeVar, dataclass_transform, overload
 
 T = TypeVar("T")
+R = TypeVar("R", bound="Record")
 
 
 class _Missing:
@@ -401,3 +402,14 @@ def storage(cls: type[Record]) -> type[Any]:
     ``cls`` to its ``__class__``. A field left unset raises AttributeError when read.
     """
     return cls.__record__.storage
+
+
+def replace(record: R, /, **changes: Any) -> R:
+    """A copy of ``record`` with some fields changed, built (and checked) by ``__init__``,
+    as ``dataclasses.replace`` does, without importing dataclasses (and inspect) for it."""
+    spec = record.__record__
+    values = dict(zip(spec.names, spec.values(record), strict=True))
+    unknown = changes.keys() - values.keys()
+    if unknown:
+        raise TypeError(f"{spec.name} has no field {sorted(unknown)[0]!r}")
+    return type(record)(**{**values, **changes})

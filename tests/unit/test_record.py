@@ -19,7 +19,7 @@ from typing import Any, ClassVar, Generic, TypeVar
 import pytest
 
 import roncho
-from roncho._record import Record, field, storage
+from roncho._record import Record, field, replace, storage
 
 SUBPROCESS_TIMEOUT = 30  # seconds; a cold interpreter on a shared machine
 
@@ -176,6 +176,16 @@ def test_record_works_with_the_dataclasses_functions() -> None:
     assert dataclasses.asdict(record) == {"x": 1, "y": 2, "tags": {"k": 1}}
     assert dataclasses.astuple(record) == (1, 2, {"k": 1})
     assert [f.name for f in dataclasses.fields(Labelled)] == ["x", "y", "tags", "label"]
+
+
+def test_record_replace_without_dataclasses_matches_dataclasses_replace() -> None:
+    record = Labelled(1, 2, {"k": 1}, "l")
+    assert replace(record, y=5, label="m") == dataclasses.replace(record, y=5, label="m")
+    assert type(replace(record)) is Labelled and replace(record) == record
+    with pytest.raises(TypeError, match="no field 'z'"):
+        replace(record, z=1)
+    with pytest.raises(ValueError, match="negative"):
+        replace(Checked(value=1), value=-1)  # checked by __init__ and __post_init__ again
 
 
 def test_record_pickles_and_copies() -> None:
