@@ -269,9 +269,10 @@ class _RecordMeta(type):
         type.__setattr__(cls, "__record__", spec)
         if "__init__" not in namespace:
             type.__setattr__(cls, "__init__", _make_init(spec))
+        eq, hash_ = _make_eq_hash(spec)
         if "__eq__" not in namespace:
-            eq, hash_ = _make_eq_hash(spec)
             type.__setattr__(cls, "__eq__", eq)
+        if "__eq__" not in namespace and "__hash__" not in namespace:
             type.__setattr__(cls, "__hash__", hash_)
         return cls
 
