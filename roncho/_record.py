@@ -308,17 +308,20 @@ def _make_init(spec: _Spec) -> Callable[..., None]:
     """One class's ``__init__``: a closure over its field table (no code is compiled)."""
     init, refuse, post_init = spec.init, spec.refuse, spec.post_init
     positional = len(spec.positional)
+    setters = [set_ for _, set_, _, _ in init]
+    # After n positional arguments, the fields still to fill: sliced once, here.
+    rest = [init[n:] for n in range(positional + 1)]
 
     def __init__(self: Any, *args: Any, **kwargs: Any) -> None:
         fields = init
         if args:
-            if len(args) > positional:
+            if len(args) > positional or (
+                kwargs and not kwargs.keys().isdisjoint(spec.names[: len(args)])
+            ):
                 raise spec.refuse_positional(args, kwargs)
-            for (name, set_, _, _), value in zip(init, args, strict=False):
-                if name in kwargs:
-                    raise spec.refuse_positional(args, kwargs)
+            for set_, value in zip(setters, args, strict=False):
                 set_(self, value)
-            fields = init[len(args) :]
+            fields = rest[len(args)]
         used = 0
         for name, set_, how, default in fields:
             if name in kwargs:
