@@ -74,6 +74,7 @@ Where the emulator differs from the real server:
 
 from __future__ import annotations
 
+from .._public import publish as _publish
 from ._deriver import DeriverRecord
 from ._options import Options
 from ._profiles import PROFILES, Profile
@@ -88,3 +89,6 @@ __all__ = [
     "Profile",
     "RecordedRequest",
 ]
+
+_publish(globals(), __all__)  # tracebacks and reprs say roncho.testing.FakeHoncho
+del _publish
