@@ -478,7 +478,7 @@ def _investigate() -> Any:
 @pytest.mark.parametrize(
     ("url", "said"),
     [
-        ("localhost:8000", "must start with http:// or https://"),
+        ("localhost:8000", "has no scheme"),
         ("http://127.0.0.1:{port}", "ConnectError"),
     ],
 )
