@@ -1,16 +1,19 @@
-"""Lab helper for the investigation notebooks: tables, plots and result files.
+"""Lab helper for the investigation notebooks: tables, figures and result files.
 
-The only place pandas and matplotlib are imported (roncho/ stays standard library only).
-A notebook opens one `Lab` in its second cell, calls a probe from `roncho.workbook`, and
-hands the `Finding` back: `lab.record(name, rows)` shows a table and writes it as CSV,
-`lab.answer(finding)` states the answer as Markdown with its evidence and writes the
-summary and the results-index row, `lab.close()` stops the emulator if one was started.
+The only place pandas and matplotlib are imported (roncho/ stays standard library only;
+the figures themselves are drawn in `_figures`). A notebook opens one `Lab` in its second
+cell, calls a probe from `roncho.workbook`, and hands the `Finding` back:
+`lab.record(name, rows)` shows a table and writes it as CSV, `lab.figure(finding)` shows
+the notebook's figure inline and saves it as PNG and SVG, `lab.answer(finding)` states the
+answer as Markdown with its evidence and figure and writes the summary and the
+results-index row, `lab.close()` stops the emulator if one was started.
 
 With ``results_dir`` empty (the default, as under nbval) nothing is written anywhere.
 """
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import re
@@ -23,6 +26,7 @@ import matplotlib
 
 matplotlib.use("Agg")  # files only; no display needed under papermill or nbval
 
+import _figures  # beside this file: whoever imports _lab has notebooks/ on sys.path
 import matplotlib.pyplot as plt
 import pandas as pd
 from IPython.display import Markdown
@@ -35,6 +39,29 @@ KEY_VARIABLE = "RONCHO_WORKBOOK_API_KEY"
 INDEX_START = "<!-- runs:start -->"
 INDEX_END = "<!-- runs:end -->"
 ANSWER_SUFFIX = ".answer.json"
+# Every notebook's figure is saved as <notebook>__figure.png and .svg beside it.
+FIGURE_SUFFIX = "__figure"
+# Pixels per inch of the PNG: sharp on a git web page, small enough to commit.
+FIGURE_DPI = 110
+
+
+class FigureView:
+    """A drawn figure as the notebook shows it: the PNG itself, not a Figure repr.
+
+    The text form names the figure and stays the same from run to run, so nbval (which
+    ignores image/png) compares that the cell made a figure, not its pixels.
+    """
+
+    def __init__(self, notebook: str, png: bytes, files: tuple[str, ...]) -> None:
+        self.notebook = notebook
+        self.png = png
+        self.files = files
+
+    def _repr_png_(self) -> bytes:
+        return self.png
+
+    def __repr__(self) -> str:
+        return f"<figure of {self.notebook}>"
 
 
 class Lab:
@@ -66,6 +93,7 @@ class Lab:
         self.out = Path(results_dir).resolve() if results_dir else None
         if self.out is not None:
             self.out.mkdir(parents=True, exist_ok=True)
+        self.figures: list[str] = []  # file names of the figures saved beside the notebook
 
     # -- what the run is ---------------------------------------------------------------
     def source(self) -> str:
@@ -102,34 +130,27 @@ class Lab:
         """Every call the probe made (step, method, path, status, body), recorded as CSV."""
         return self.record("evidence", finding.trace.rows())
 
-    def plot_latency(self, latency: pd.DataFrame) -> Any:
-        """Time to first conclusion per trial, by message size; saved as PNG."""
-        fig, ax = plt.subplots(figsize=(6, 3.2))
-        for index, (size, group) in enumerate(latency.groupby("size", sort=True)):
-            # Trials side by side around their row, so equal latencies stay visible.
-            offset = (group["trial"] - group["trial"].mean()) * 0.08
-            done = ~group["timed_out"].astype(bool)
-            ax.scatter(
-                group["first_conclusion_s"][done],
-                (index + offset)[done],
-                label=f"{size}: derived (n={int(done.sum())})",
-            )
-            ax.scatter(
-                group["bound_s"][~done],
-                (index + offset)[~done],
-                marker="x",
-                label=f"{size}: timed out at the bound (n={int((~done).sum())})",
-            )
-        sizes = sorted(latency["size"].unique())
-        ax.set_yticks(range(len(sizes)), [f"{s} 512 tokens" for s in sizes])
-        ax.set_xlabel("seconds from message creation to first conclusion")
-        ax.set_title(f"Deriver latency ({self.info.server}, {self.info.date})")
-        ax.legend(loc="best", fontsize="small")
-        fig.tight_layout()
-        if self.out is not None:
-            fig.savefig(self.out / f"{self.notebook}__latency.png", dpi=120)
-        plt.close(fig)
-        return fig
+    def figure(self, finding: Finding) -> FigureView:
+        """Draw this notebook's figure from the finding's tables; show it, save PNG + SVG.
+
+        Saved as ``<notebook>__figure.png`` and ``.svg`` beside the executed notebook
+        (when results are written); `answer` then links the PNG from the answer page.
+        """
+        stamp = _figures.Stamp(self.info.server, self.info.version or "", self.info.date)
+        fig = _figures.DRAWERS[self.notebook](finding, stamp)
+        try:
+            buffer = io.BytesIO()
+            fig.savefig(buffer, format="png", dpi=FIGURE_DPI)
+            files: tuple[str, ...] = ()
+            if self.out is not None:
+                base = f"{self.notebook}{FIGURE_SUFFIX}"
+                (self.out / f"{base}.png").write_bytes(buffer.getvalue())
+                fig.savefig(self.out / f"{base}.svg", format="svg", metadata={"Date": None})
+                files = (f"{base}.png", f"{base}.svg")
+                self.figures = [files[0]]
+        finally:
+            plt.close(fig)
+        return FigureView(self.notebook, buffer.getvalue(), files)
 
     def answer(
         self, finding: Finding, *, also: list[Finding] | None = None, evidence_rows: int = 12
@@ -156,7 +177,10 @@ class Lab:
             ]
         text = "\n".join(lines)
         if self.out is not None:
-            (self.out / f"{self.notebook}.md").write_text(text + "\n", encoding="utf-8")
+            # The page shows the figure under the answer; the notebook already shows it inline.
+            shown = [f"![{finding.question}: figure]({name})" for name in self.figures]
+            page = "\n".join([*lines[:4], *(f"{s}\n" for s in shown), *lines[4:]])
+            (self.out / f"{self.notebook}.md").write_text(page + "\n", encoding="utf-8")
             row = {
                 "date": self.info.date,
                 "server": self.info.server,
@@ -166,6 +190,7 @@ class Lab:
                 "notebook": self.notebook,
                 "question": finding.question,
                 "answer": finding.answer + (f" {extra}" if extra else ""),
+                "figures": list(self.figures),
             }
             (self.out / f"{self.notebook}{ANSWER_SUFFIX}").write_text(
                 json.dumps(row, indent=1) + "\n", encoding="utf-8"
@@ -226,9 +251,11 @@ def today() -> str:
 _INDEX_TEMPLATE = f"""# Investigation results
 
 Each run of the workbook writes `results/<YYYY-MM-DD>/<server>/`: the executed notebooks,
-their tables as CSV (`<notebook>__<table>.csv`), the latency plot, one Markdown answer per
-notebook and `summary.md`. `server` is `emulator` for the embedded emulator or the host name
-of a real server, so an emulator run never overwrites a real server's results.
+their tables as CSV (`<notebook>__<table>.csv`), one figure per notebook
+(`<notebook>__figure.png` and `.svg`), one Markdown answer per notebook (showing its figure)
+and `summary.md` (every answer and every figure). `server` is `emulator` for the embedded
+emulator or the host name of a real server, so an emulator run never overwrites a real
+server's results.
 
 Answers marked with server `emulator` only show the workbook runs; the questions are settled
 by a run against a real Honcho.

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Runs every investigation notebook with papermill and writes a dated results folder.
-# With no options it runs against the embedded emulator (roncho.testing); pass
-# --base-url http://host:8000 [--api-key KEY] to run against a real Honcho.
+# With no options it runs against the embedded emulator (roncho.testing), a demonstration
+# written to results/demo/ (ignored by git); pass --base-url http://host:8000 [--api-key KEY]
+# [--deriver-flush on|off --age-gate SECONDS] to run against a real Honcho and record the
+# run in results/. See scripts/investigate.py --help.
 # Installs what it needs into .venv first.
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -14,7 +14,7 @@ fi
 .venv/bin/python -m pip install --quiet --disable-pip-version-check -e '.[test]'
 
 echo "== ruff"
-.venv/bin/ruff check roncho tests scripts benchmarks notebooks/_lab.py
+.venv/bin/ruff check roncho tests scripts benchmarks notebooks/_lab.py notebooks/_figures.py
 echo "== mypy (strict on roncho/)"
 .venv/bin/mypy
 echo "== docs/compatibility.md is up to date with docs/observations"

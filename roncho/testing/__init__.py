@@ -26,7 +26,9 @@ or from a notebook: `fake = FakeHoncho(); url = fake.url; ...; fake.close()`.
 Knobs: `auth` (keys required; `fake.admin_key`, `fake.issue_key(workspace, peer, session)`),
 deriver timing (`deriver_delay`, `enqueue_delay`), its batching gate (`batch_tokens`,
 `batch_max_age`, `flush`), `purge_delay`, `chat_delay`, `stream_chunk_delay`, and
-`workspace_chat=False` for a server without `POST /v3/workspaces/{w}/chat`.
+`workspace_chat=False` for a server without `POST /v3/workspaces/{w}/chat`, and `version`
+(`"3.2.0"`, the default, or `"3.0.12"`): the Honcho version to imitate where versions differ
+(`PROFILES`, docs/emulator-profiles.md).
 `fake.faults` holds one-shot faults (`slow_next`, `fail_next`, `stall_stream_next`,
 `close_mid_body_next`); `fake.requests` records every request (Authorization redacted);
 `fake.deriver_log()` tells which gate (`tokens`, `age`, `flush`) released each queue item.
@@ -54,8 +56,14 @@ Where the emulator differs from the real server:
   target or session gives a 200 stream that ends without its final event, as the 3.0.12
   source does (derived from the code, not observed). `response_format` fills string
   properties with the answer text.
-- No cursor pagination, no scopes, no file upload, no `schedule_dream`, no session clone, no
-  `GET .../conclusions/{id}`, no `/metrics`; `/openapi.json` is a stub with only `info`.
+- No cursor pagination, no `GET .../conclusions/{id}`, no `/metrics`; `/openapi.json` is a
+  stub with only `info`. Scopes are stored and listed, and their backfill completes at once,
+  but no other route reads them (`scope` parameters are not served). `schedule_dream` only
+  validates and answers 204. File upload reads text/* and JSON files only (no PDF).
+- Representation text: explicit conclusions only, in creation order; the server's order of
+  lines that share a timestamp is its own. `search_query` brings its best keyword matches in
+  (`search_top_k`, default a third of `max_conclusions`) before the most recent ones;
+  `search_max_distance` and `include_most_frequent` are only checked.
 - Workspace deletion purges after `purge_delay` (real: about 1-3.5 s); session deletion too.
 - Keys: `exp` is an ISO string and is honoured (`JWT expired`); the real server may answer
   `Invalid JWT` for such keys. Keys from one emulator are invalid on another.
@@ -66,8 +74,21 @@ Where the emulator differs from the real server:
 
 from __future__ import annotations
 
+from .._public import publish as _publish
 from ._deriver import DeriverRecord
 from ._options import Options
+from ._profiles import PROFILES, Profile
 from ._server import FakeHoncho, Faults, RecordedRequest
 
-__all__ = ["DeriverRecord", "FakeHoncho", "Faults", "Options", "RecordedRequest"]
+__all__ = [
+    "PROFILES",
+    "DeriverRecord",
+    "FakeHoncho",
+    "Faults",
+    "Options",
+    "Profile",
+    "RecordedRequest",
+]
+
+_publish(globals(), __all__)  # tracebacks and reprs say roncho.testing.FakeHoncho
+del _publish

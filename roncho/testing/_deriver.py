@@ -20,6 +20,7 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 from ._common import estimate_tokens, iso, nanoid, utcnow
@@ -220,13 +221,16 @@ class Deriver:
 
     def _complete(self, ws: Workspace, now: float) -> None:
         finished = False
+        # Items finishing on one tick are one deriver batch, written in one transaction:
+        # their conclusions share one timestamp, as on the server.
+        stamp = utcnow()
         for item in ws.open_items:
             if item.state != "in_progress" or item.claimed_at is None:
                 continue
             if now - item.claimed_at < self._options.deriver_delay:
                 continue
             if item.task == "representation":
-                self._write_conclusions(ws, item)
+                self._write_conclusions(ws, item, stamp)
             else:
                 self._write_summary(ws, item)
             item.state, item.completed_at = "completed", now
@@ -248,7 +252,7 @@ class Deriver:
         if finished:
             ws.open_items = [item for item in ws.open_items if item.state != "completed"]
 
-    def _write_conclusions(self, ws: Workspace, item: QueueItem) -> None:
+    def _write_conclusions(self, ws: Workspace, item: QueueItem, stamp: datetime) -> None:
         sender = item.sender or ""
         for observer in item.observers:
             ws.conclusions.append(
@@ -260,7 +264,7 @@ class Deriver:
                     observed_id=sender,
                     session_id=item.session_name,
                     level="explicit",
-                    created_at=utcnow(),
+                    created_at=stamp,
                     workspace_id=ws.id,
                 )
             )

@@ -20,7 +20,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ._common import ApiError, parse_datetime
+from ._common import ID_PATTERN, ApiError, parse_datetime
 
 Row = Mapping[str, Any]
 Predicate = Callable[[Row], bool]
@@ -29,6 +29,12 @@ Predicate = Callable[[Row], bool]
 MAX_FILTER_DEPTH = 5
 OPERATORS = frozenset({"gte", "lte", "gt", "lt", "ne", "in", "contains", "icontains"})
 CONCLUSION_LEVELS = ("explicit", "deductive", "inductive", "contradiction")
+# JSONB columns that are not metadata: containment of an object or list, as the server's
+# `_coerce_operand` allows (`utils/filter.py`, 3.0.12); anything else is this 422.
+JSONB_COLUMNS = frozenset({"source_ids"})
+# Recall endpoints: at most this many sessions in an allowlist (`MAX_SESSION_ALLOWLIST_ENTRIES`).
+MAX_SESSION_ALLOWLIST = 1000
+SESSION_NAME_PATTERN = "^[a-zA-Z0-9_-]+$"
 
 
 @dataclass(frozen=True, slots=True)
@@ -142,9 +148,37 @@ def _operand(key: str, value: object, resource: Resource) -> object:
     return value
 
 
+def _jsonb_error(key: str) -> ApiError:
+    return _fail(
+        f"Invalid filter for column '{key}': a JSONB column takes an object, optionally under "
+        "'contains'"
+    )
+
+
+def _compile_jsonb(key: str, value: object) -> Predicate:
+    """A JSONB column: `null` is IS NULL, a plain object is JSON equality, `{"contains": obj or
+    list}` is containment (`@>`); a bare list, a scalar or any other operator is a 422."""
+    if value is None:
+        return lambda row: row.get(key) is None
+    if isinstance(value, dict) and not (set(value) & OPERATORS):
+        return lambda row: row.get(key) == value
+    if isinstance(value, dict):
+        wants: list[object] = []
+        for op, operand in value.items():
+            if op != "contains" or not isinstance(operand, dict | list):
+                raise _jsonb_error(key)
+            wants.append(operand)
+        return lambda row: (
+            row.get(key) is not None and all(contains_json(row.get(key), want) for want in wants)
+        )
+    raise _jsonb_error(key)
+
+
 def _compile_column(key: str, value: object, resource: Resource) -> Predicate:
     if value == "*":
         return lambda row: True
+    if key in JSONB_COLUMNS:
+        return _compile_jsonb(key, value)
     if isinstance(value, list):
         options = [_operand(key, v, resource) for v in value]
         return lambda row: row.get(key) in options
@@ -294,3 +328,57 @@ def _compile_metadata_key(path: list[str], value: object) -> Predicate:
     if isinstance(value, list):
         return lambda row: _dig(row.get("metadata"), path) in value
     return lambda row: contains_json(_dig(row.get("metadata"), path), value)
+
+
+def session_allowlist(
+    entries: list[object], *, field: str, must_include: str | None = None
+) -> list[str]:
+    """Check a session allowlist as the server's `normalize_session_allowlist` does: the cap,
+    non-empty id-shaped strings, `must_include` present; de-duplicated in first-seen order. An
+    empty list stays empty, so whoever reads it fails closed."""
+    if len(entries) > MAX_SESSION_ALLOWLIST:
+        raise _fail(f"{field} supports at most {MAX_SESSION_ALLOWLIST} sessions per request")
+    allowlist: list[str] = []
+    for entry in entries:
+        if not isinstance(entry, str) or not entry:
+            raise _fail(f"{field} entries must be non-empty strings")
+        if not ID_PATTERN.match(entry):
+            raise _fail(
+                f"Invalid session id in {field}: {entry!r}. Session ids match "
+                f"{SESSION_NAME_PATTERN}"
+            )
+        if entry not in allowlist:
+            allowlist.append(entry)
+    if must_include is not None and must_include not in allowlist:
+        raise _fail(f"session_id must be included in {field}")
+    return allowlist
+
+
+def filters_allowlist(filters: object, must_include: str | None = None) -> list[str] | None:
+    """The recall endpoints' `filters` (chat, representation): only a `session_id` allowlist
+    (an id, a list of ids or `{"in": [...]}`), texts as the server's
+    `extract_session_allowlist`. None when no filters were given."""
+    if filters is None:
+        return None
+    if not isinstance(filters, dict):
+        raise _fail("Filters must be a dictionary")
+    unsupported = sorted(set(filters) - {"session_id"})
+    if unsupported:
+        raise _fail(
+            f"Unsupported filter key(s) for this endpoint: {unsupported}. Only 'session_id' is "
+            "supported."
+        )
+    if "session_id" not in filters:
+        raise _fail("filters must contain 'session_id'")
+    value = filters["session_id"]
+    if isinstance(value, str):
+        entries: list[object] = [value]
+    elif isinstance(value, list):
+        entries = list(value)
+    elif isinstance(value, dict) and set(value) == {"in"} and isinstance(value["in"], list):
+        entries = list(value["in"])
+    else:
+        raise _fail(
+            'filters.session_id must be a session id, a list of session ids, or {"in": [...]}'
+        )
+    return session_allowlist(entries, field="filters.session_id", must_include=must_include)

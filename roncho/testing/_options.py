@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ._profiles import DEFAULT_VERSION, Profile, profile_for
+
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Options:
@@ -18,9 +20,22 @@ class Options:
     purge_delay: float = 0.2
     chat_delay: float = 0.0
     stream_chunk_delay: float = 0.0
-    workspace_chat: bool = True
+    # None: as the version profile says.
+    workspace_chat: bool | None = None
+    version: str = DEFAULT_VERSION
+
+    @property
+    def profile(self) -> Profile:
+        return profile_for(self.version)
+
+    @property
+    def serves_workspace_chat(self) -> bool:
+        if self.workspace_chat is None:
+            return self.profile.workspace_chat
+        return self.workspace_chat
 
     def __post_init__(self) -> None:
+        profile_for(self.version)  # an unknown version fails here, before any socket opens
         for name in (
             "deriver_delay",
             "enqueue_delay",

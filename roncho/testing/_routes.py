@@ -14,13 +14,16 @@ import re
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from datetime import UTC
 from typing import Any, Literal
+from urllib.parse import parse_qs
 
 from . import _auth, _filters, _search
 from ._common import (
     ID_PATTERN,
     ApiError,
     JsonDict,
+    error_item,
     estimate_tokens,
     iso,
     nanoid,
@@ -30,12 +33,14 @@ from ._common import (
     validation_error,
 )
 from ._deriver import Deriver
+from ._multipart import FilePart, parse_form
 from ._options import Options
 from ._state import (
     Conclusion,
     Membership,
     Message,
     Peer,
+    Scope,
     Session,
     Store,
     Workspace,
@@ -45,6 +50,7 @@ from ._state import (
     message_row,
     peer_json,
     peer_row,
+    scope_json,
     session_json,
     session_row,
     workspace_json,
@@ -63,6 +69,7 @@ from ._validate import (
     get_str,
     parse_json_body,
     query_bool,
+    query_float,
     query_int,
     session_peer_config,
 )
@@ -76,20 +83,27 @@ MAX_CONCLUSION_CHARS = 65535
 MAX_QUERY_CHARS = 10000
 # Reference O3a: SESSION_OBSERVERS_LIMIT.
 SESSION_OBSERVERS_LIMIT = 10
-# Reference O12: at most this many session ids in a chat allowlist.
-MAX_CHAT_SESSIONS = 1000
 REASONING_LEVELS = ("minimal", "low", "medium", "high", "max")
+DREAM_TYPES = ("omni", "card_refresh")
+# 3.0.12 `split_text_into_chunks` default: an uploaded file becomes messages of this size.
+MAX_UPLOAD_CHUNK = 49500
 # How many words each streamed chat piece carries.
 WORDS_PER_PIECE = 4
 
-OPENAPI = {
-    "openapi": "3.1.0",
-    "info": {"title": "Honcho API (roncho emulator)", "version": "3.2.0-emulator"},
-    "paths": {},
-}
+
+def openapi_stub(version: str) -> JsonDict:
+    """`/openapi.json` with only `info`: the imitated version, marked as the emulator's."""
+    return {
+        "openapi": "3.1.0",
+        "info": {"title": "Honcho API (roncho emulator)", "version": f"{version}-emulator"},
+        "paths": {},
+    }
+
+
 CONCLUSIONS_QUERY_DETAIL = (
     "observer and observed must be specified for semantic search. Pass them inside the "
-    "'filters' object, e.g. {'filters': {'observer_id': 'alice', 'observed_id': 'bob'}}. "
+    "'filters' object, e.g. "
+    '{"query": "...", "filters": {"observer": "alice", "observed": "bob"}}. '
     "Both 'observer'/'observer_id' and 'observed'/'observed_id' are accepted."
 )
 
@@ -103,6 +117,8 @@ class Request:
     query: Mapping[str, str]
     headers: Mapping[str, str]
     body: bytes
+    # The query string as sent, for parameters that may repeat (`sessions=a&sessions=b`).
+    raw_query: str = ""
 
 
 @dataclass(slots=True)
@@ -253,7 +269,7 @@ class App:
         add("PUT", w, App.update_workspace, "workspace")
         add("DELETE", w, App.delete_workspace, "workspace")
         add("POST", w + "/search", App.search_workspace, "workspace")
-        if self.options.workspace_chat:
+        if self.options.serves_workspace_chat:
             add("POST", w + "/chat", App.workspace_chat, "workspace")
         add("GET", w + "/queue/status", App.queue_status, "workspace")
         add("POST", w + "/peers", App.create_peer, "self")
@@ -282,6 +298,16 @@ class App:
         add("POST", s + "/messages", App.create_messages, "workspace")
         add("POST", s + "/messages/", App.create_messages, "workspace")
         add("POST", s + "/messages/list", App.list_messages, "member_read")
+        add("POST", s + "/messages/upload", App.upload_messages, "workspace")
+        add("POST", s + "/clone", App.clone_session, "workspace")
+        add("POST", w + "/schedule_dream", App.schedule_dream, "workspace")
+        add("POST", w + "/scopes", App.create_scope, "workspace")
+        add("POST", w + "/scopes/list", App.list_scopes, "workspace")
+        add("GET", w + "/scopes/{sc}", App.get_scope, "workspace")
+        add("POST", w + "/scopes/{sc}/sessions", App.add_scope_sessions, "workspace")
+        add("DELETE", w + "/scopes/{sc}/sessions/{s}", App.remove_scope_session, "workspace")
+        add("POST", w + "/scopes/{sc}/sessions/list", App.list_scope_sessions, "workspace")
+        add("GET", w + "/scopes/{sc}/status", App.scope_status, "workspace")
         add("GET", s + "/messages/{m}", App.get_message, "member_read")
         add("PUT", s + "/messages/{m}", App.update_message, "workspace")
         add("POST", w + "/conclusions", App.create_conclusions, "workspace")
@@ -428,13 +454,16 @@ class App:
         if member is None or not member.active:
             raise ApiError(401, _auth.NOT_PERMITTED)
 
+    def _conclusion_json(self, conclusion: Conclusion) -> JsonDict:
+        return conclusion_json(conclusion, source_ids=self.options.profile.conclusion_source_ids)
+
     # ---- health, openapi, keys ----
 
     def health(self, ctx: Ctx) -> Response:
         return json_response(200, {"status": "ok"})
 
     def openapi(self, ctx: Ctx) -> Response:
-        return json_response(200, OPENAPI)
+        return json_response(200, openapi_stub(self.options.version))
 
     def create_key(self, ctx: Ctx) -> Response:
         if not self.options.auth:
@@ -610,38 +639,61 @@ class App:
         return json_response(200, {"peer_card": list(card)})
 
     def _representation(
-        self, ws: Workspace, observer: str, observed: str, limit: int, sessions: set[str] | None
+        self,
+        ws: Workspace,
+        observer: str,
+        observed: str,
+        limit: int,
+        sessions: set[str] | None,
+        search: Search | None = None,
     ) -> str:
-        lines = [
-            f"- {c.content}"
-            for c in reversed(ws.conclusions)
+        """The observer's conclusions about `observed` (within the allowlist) as the server's
+        markdown: up to `limit`, the most recent ones; with a search query, its best keyword
+        matches first (`top_k`, default a third of `limit`), as the server's semantic part."""
+        candidates = [
+            c
+            for c in ws.conclusions
             if not c.deleted
             and c.observer_id == observer
             and c.observed_id == observed
             and (sessions is None or c.session_id in sessions)
-        ][:limit]
-        if not lines:
-            return ""
-        return "## Explicit observations\n" + "\n".join(reversed(lines))
+        ]
+        chosen: list[Conclusion] = []
+        if search is not None and search.query:
+            top_k = search.top_k if search.top_k is not None else max(1, limit // 3)
+            chosen = _search.rank(search.query, candidates, lambda c: c.content)[
+                : min(top_k, limit)
+            ]
+        for conclusion in reversed(candidates):
+            if len(chosen) >= limit:
+                break
+            if conclusion not in chosen:
+                chosen.append(conclusion)
+        chosen.sort(key=lambda c: c.seq)
+        return representation_markdown(chosen)
 
     def peer_context(self, ctx: Ctx) -> Response:
         query = ctx.request.query
         peer = ctx.params["p"]
         target = query.get("target") or peer
         limit = query_int(query, "max_conclusions", 100, ge=1, le=100)
-        query_int(query, "search_top_k", 10, ge=1, le=100)
+        search = Search(query.get("search_query") or None, _query_top_k(query))
+        query_float(query, "search_max_distance", ge=0.0, le=1.0)
+        query_bool(query, "include_most_frequent", True)
         with self.store.lock:
             ws = self._ws(ctx.w)
-            if ws is None or peer not in ws.peers or target not in ws.peers:
-                raise ApiError(404, "Peer not found")
-            text = self._representation(ws, peer, target, limit, None)
+            # Seen on 3.0.12: a missing path peer is named (not the reference's "Peer not
+            # found"); a missing target is no error, only an empty representation.
+            if ws is None or peer not in ws.peers:
+                raise _peer_missing(peer, ctx.w)
+            text = self._representation(ws, peer, target, limit, None, search)
             card = ws.cards.get((peer, target))
             return json_response(
                 200,
                 {
                     "peer_id": peer,
                     "target_id": target,
-                    "representation": text or None,
+                    "representation": text,
                     "peer_card": list(card) if card is not None else None,
                 },
             )
@@ -651,17 +703,20 @@ class App:
         session_id = get_str(body, "session_id", ["body"])
         target = get_str(body, "target", ["body"])
         limit = get_int(body, "max_conclusions", ["body"], 25, ge=1, le=100) or 25
-        get_int(body, "search_top_k", ["body"], None, ge=1, le=100)
+        top_k = get_int(body, "search_top_k", ["body"], None, ge=1, le=100)
+        search = Search(get_str(body, "search_query", ["body"]), top_k)
+        get_float(body, "search_max_distance", ["body"], ge=0.0, le=1.0)
+        get_bool(body, "include_most_frequent", ["body"], None)
         allow = _chat_sessions(body.get("filters"), session_id)
         peer = ctx.params["p"]
         with self.store.lock:
             ws = self._ws(ctx.w)
-            if ws is None or peer not in ws.peers or (target and target not in ws.peers):
-                raise ApiError(404, "Peer or session not found")
-            if session_id is not None and session_id not in ws.sessions:
-                raise ApiError(404, "Peer or session not found")
+            # Seen on 3.0.12: a missing peer, target or session is not an error, only an
+            # empty representation.
+            if ws is None:
+                return json_response(200, {"representation": ""})
             sessions = {session_id} if session_id else allow
-            text = self._representation(ws, peer, target or peer, limit, sessions)
+            text = self._representation(ws, peer, target or peer, limit, sessions, search)
         return json_response(200, {"representation": text})
 
     # ---- sessions (O3, O6) ----
@@ -849,15 +904,22 @@ class App:
                     "with 'observe_others' set to true.",
                 )
             session.members = proposed
-        return Response(204, b"", content_type=None)
+        # Observed on 3.0.12: 204 with Content-Type application/json and an empty body.
+        return Response(204, b"")
 
     def session_context(self, ctx: Ctx) -> Response:
         query = ctx.request.query
         tokens = query_int(query, "tokens", 100000, ge=1, le=100000)
         with_summary = query_bool(query, "summary", True)
+        limit_to_session = query_bool(query, "limit_to_session", False)
+        search = Search(query.get("search_query") or None, _query_top_k(query))
+        query_float(query, "search_max_distance", ge=0.0, le=1.0)
+        query_bool(query, "include_most_frequent", False)
+        limit = query_int(query, "max_conclusions", 100, ge=1, le=100)
         peer_target = query.get("peer_target") or None
         peer_perspective = query.get("peer_perspective") or None
         name = ctx.params["s"]
+        allow = self._context_allowlist(ctx, name, peer_target, peer_perspective, limit_to_session)
         with self.store.lock:
             ws = self._ws(ctx.w)
             if ws is None or name not in ws.sessions:
@@ -874,19 +936,55 @@ class App:
             card = None
             if peer_target is not None:
                 observer = peer_perspective or peer_target
-                representation = self._representation(ws, observer, peer_target, 100, None)
+                sessions = set(allow) if allow is not None else None
+                representation = self._representation(
+                    ws, observer, peer_target, limit, sessions, search
+                )
                 card_lines = ws.cards.get((observer, peer_target))
-                card = list(card_lines) if card_lines is not None else None
+                # Fail closed: a card has no per-session provenance, so under an allowlist
+                # (`sessions` or `limit_to_session`) the server withholds it.
+                if card_lines is not None and allow is None:
+                    card = list(card_lines)
             return json_response(
                 200,
                 {
                     "id": name,
                     "messages": [message_json(m) for m in reversed(chosen)],
                     "summary": session.short_summary if with_summary else None,
-                    "peer_representation": representation or None,
+                    "peer_representation": representation if peer_target is not None else None,
                     "peer_card": card,
                 },
             )
+
+    def _context_allowlist(
+        self,
+        ctx: Ctx,
+        name: str,
+        peer_target: str | None,
+        peer_perspective: str | None,
+        limit_to_session: bool,
+    ) -> list[str] | None:
+        """Session context's checks on `peer_perspective`, `sessions` and `limit_to_session`
+        (texts as 3.0.12's `routers/sessions.py`); the effective session allowlist or None."""
+        if peer_perspective and not peer_target:
+            raise ApiError(422, "peer_target must be provided if peer_perspective is provided")
+        # Seen on 3.0.12: membership lets a peer key read the session, not a co-member's view;
+        # it may read only from its own perspective (and only sessions it belongs to).
+        peer_key = ctx.claims.peer if not ctx.claims.admin else None
+        if peer_target and peer_key is not None and peer_key != (peer_perspective or peer_target):
+            raise ApiError(401, _auth.NOT_PERMITTED)
+        repeated = parse_qs(ctx.request.raw_query, keep_blank_values=True).get("sessions")
+        if repeated is None:
+            return [name] if limit_to_session else None
+        if limit_to_session:
+            raise ApiError(422, "`sessions` and `limit_to_session` are mutually exclusive")
+        if not peer_target:
+            raise ApiError(422, "peer_target must be provided if sessions is provided")
+        allow = _filters.session_allowlist(list(repeated), field="sessions", must_include=name)
+        if ctx.claims.peer is not None and not ctx.claims.admin:
+            for session_name in allow:
+                self._check_member_access(ctx, self._ws(ctx.w), session_name)
+        return allow
 
     def session_summaries(self, ctx: Ctx) -> Response:
         name = ctx.params["s"]
@@ -918,6 +1016,7 @@ class App:
                 member = session.members.get(item["peer_id"])
                 if member is None or not member.active:
                     session.members[item["peer_id"]] = Membership(None, None, True)
+            now = utcnow()  # one transaction, one timestamp for the whole batch
             created = [
                 Message(
                     id=nanoid(),
@@ -926,7 +1025,7 @@ class App:
                     peer_id=item["peer_id"],
                     session_id=session.id,
                     workspace_id=ws.id,
-                    created_at=item["created_at"] or utcnow(),
+                    created_at=item["created_at"] or now,
                     token_count=estimate_tokens(item["content"]),
                     metadata=item["metadata"] or {},
                     configuration=item["configuration"],
@@ -1011,6 +1110,192 @@ class App:
                 message.metadata = metadata
             return json_response(200, message_json(message))
 
+    def upload_messages(self, ctx: Ctx) -> Response:
+        """A file becomes messages (3.0.12 `messages.py` upload): text/* and JSON as text,
+        split into chunks of at most `MAX_UPLOAD_CHUNK` characters."""
+        content_type = next(
+            (v for k, v in ctx.request.headers.items() if k.lower() == "content-type"), ""
+        )
+        form = parse_form(content_type, ctx.request.body)
+        fields = form.fields if form else {}
+        files = form.files if form else {}
+        missing = [
+            error_item("missing", ["body", key], "Field required", None)
+            for key, present in (("peer_id", "peer_id" in fields), ("file", "file" in files))
+            if not present
+        ]
+        if missing:
+            raise ApiError(422, missing)
+        upload = files["file"]
+        text = _upload_text(upload)
+        metadata = _json_field(fields.get("metadata"))
+        created_at = parse_datetime(fields["created_at"]) if fields.get("created_at") else None
+        peer_id = fields["peer_id"]
+        with self.store.lock:
+            ws = self._ws_or_create(ctx.w)
+            session, _ = self._session_or_create(ws, ctx.params["s"])
+            self._peer_or_create(ws, peer_id)
+            member = session.members.get(peer_id)
+            if member is None or not member.active:
+                session.members[peer_id] = Membership(None, None, True)
+            now = utcnow()
+            created = [
+                Message(
+                    id=nanoid(),
+                    seq=self.store.next_seq(),
+                    content=chunk,
+                    peer_id=peer_id,
+                    session_id=session.id,
+                    workspace_id=ws.id,
+                    created_at=created_at or now,
+                    token_count=estimate_tokens(chunk),
+                    metadata=metadata if isinstance(metadata, dict) else {},
+                )
+                for chunk in _split_chunks(text, MAX_UPLOAD_CHUNK)
+            ]
+            ws.messages.extend(created)
+            self.deriver.enqueue(ws, session, created)
+            return json_response(201, [message_json(m) for m in created])
+
+    # ---- session clone, dreams (3.0.12 routers) ----
+
+    def clone_session(self, ctx: Ctx) -> Response:
+        """A new session named by a nanoid with the metadata, configuration, members and the
+        messages (up to and including `message_id`) of an active one; nothing is enqueued."""
+        cutoff = ctx.request.query.get("message_id") or None
+        with self.store.lock:
+            ws = self._ws(ctx.w)
+            original = ws.sessions.get(ctx.params["s"]) if ws else None
+            if ws is None or original is None or not original.is_active:
+                raise ApiError(404, "Original session not found")
+            messages = [m for m in ws.messages if m.session_id == original.id]
+            if cutoff is not None:
+                index = next((i for i, m in enumerate(messages) if m.id == cutoff), None)
+                if index is None:
+                    raise ApiError(404, "Session not found")
+                messages = messages[: index + 1]
+            clone = Session(
+                id=nanoid(),
+                workspace_id=ws.id,
+                created_at=utcnow(),
+                metadata=dict(original.metadata),
+                configuration=dict(original.configuration),
+                members={
+                    name: Membership(m.observe_me, m.observe_others, m.active)
+                    for name, m in original.members.items()
+                },
+            )
+            ws.sessions[clone.id] = clone
+            ws.messages.extend(
+                Message(
+                    id=nanoid(),
+                    seq=self.store.next_seq(),
+                    content=m.content,
+                    peer_id=m.peer_id,
+                    session_id=clone.id,
+                    workspace_id=ws.id,
+                    created_at=clone.created_at,
+                    token_count=m.token_count,
+                    metadata=dict(m.metadata),
+                )
+                for m in messages
+            )
+            return json_response(201, session_json(clone))
+
+    def schedule_dream(self, ctx: Ctx) -> Response:
+        """Accepted (204) and checked like the server's `ScheduleDreamRequest`; the emulated
+        deriver has no dreams, so nothing else happens."""
+        body = ctx.body()
+        get_str(body, "observer", ["body"], required=True)
+        get_str(body, "observed", ["body"])
+        if "dream_type" not in body:
+            get_str(body, "dream_type", ["body"], required=True)  # FastAPI's "missing" item
+        get_literal(body, "dream_type", ["body"], DREAM_TYPES, "omni")
+        get_str(body, "session_id", ["body"])
+        get_bool(body, "rebuild", ["body"], False)
+        return Response(204, b"")
+
+    # ---- scopes (3.0.12 routers/scopes.py) ----
+
+    def create_scope(self, ctx: Ctx) -> Response:
+        body = ctx.body()
+        name = get_str(body, "id", ["body"], required=True, min_len=1) or ""
+        if not ID_PATTERN.match(name):
+            raise validation_error(
+                "value_error",
+                ["body", "id"],
+                "Value error, Scope name must match pattern ^[a-zA-Z0-9_-]+$",
+                name,
+                {"error": {}},
+            )
+        metadata = get_metadata(body, ["body"])
+        with self.store.lock:
+            ws = self._ws_or_create(ctx.w)
+            scope = ws.scopes.get(name)
+            if scope is not None:
+                return json_response(200, scope_json(scope))
+            scope = Scope(id=name, created_at=utcnow(), metadata=metadata or {})
+            ws.scopes[name] = scope
+            return json_response(201, scope_json(scope))
+
+    def list_scopes(self, ctx: Ctx) -> Response:
+        with self.store.lock:
+            ws = self._ws(ctx.w)
+            items = [scope_json(scope) for scope in (ws.scopes.values() if ws else [])]
+        return json_response(200, _page(ctx.request.query, _ordered(ctx.request.query, items)))
+
+    def _scope(self, ws: Workspace | None, ctx: Ctx) -> Scope:
+        scope = ws.scopes.get(ctx.params["sc"]) if ws else None
+        if scope is None:
+            raise ApiError(404, f"Scope {ctx.params['sc']} not found in workspace {ctx.w}")
+        return scope
+
+    def get_scope(self, ctx: Ctx) -> Response:
+        with self.store.lock:
+            return json_response(200, scope_json(self._scope(self._ws(ctx.w), ctx)))
+
+    def add_scope_sessions(self, ctx: Ctx) -> Response:
+        body = ctx.body()
+        names = (
+            get_list(body, "session_ids", ["body"], min_items=1, max_items=100, required=True) or []
+        )
+        with self.store.lock:
+            ws = self._ws(ctx.w)
+            scope = self._scope(ws, ctx)
+            assert ws is not None
+            for session_name in names:
+                self._active_session(ws, str(session_name))
+            stamp = iso(utcnow())
+            for session_name in names:
+                scope.backfill[str(session_name)] = {"state": "pending", "updated_at": stamp}
+            self.deriver.schedule(self.options.deriver_delay, lambda: _backfilled(ws, scope))
+        return Response(204, b"")
+
+    def remove_scope_session(self, ctx: Ctx) -> Response:
+        with self.store.lock:
+            scope = self._scope(self._ws(ctx.w), ctx)
+            scope.backfill.pop(ctx.params["s"], None)
+        return Response(204, b"")
+
+    def list_scope_sessions(self, ctx: Ctx) -> Response:
+        with self.store.lock:
+            ws = self._ws(ctx.w)
+            scope = self._scope(ws, ctx)
+            assert ws is not None
+            items = [
+                session_json(ws.sessions[name])
+                for name in scope.backfill
+                if name in ws.sessions and ws.sessions[name].is_active
+            ]
+        return json_response(200, _page(ctx.request.query, _ordered(ctx.request.query, items)))
+
+    def scope_status(self, ctx: Ctx) -> Response:
+        with self.store.lock:
+            scope = self._scope(self._ws(ctx.w), ctx)
+            return json_response(
+                200, {"backfill_status": {k: dict(v) for k, v in scope.backfill.items()}}
+            )
+
     # ---- search (O10, O11) ----
 
     def _search(self, ctx: Ctx, forced: Mapping[str, str]) -> Response:
@@ -1090,6 +1375,7 @@ class App:
                     assert ws is not None
                     self._active_session(ws, item["session_id"])
             assert ws is not None
+            now = utcnow()  # one transaction, one timestamp for the whole batch
             created = [
                 Conclusion(
                     id=nanoid(),
@@ -1099,25 +1385,29 @@ class App:
                     observed_id=item["observed_id"],
                     session_id=item["session_id"],
                     level="explicit",
-                    created_at=utcnow(),
+                    created_at=now,
                     workspace_id=ws.id,
                 )
                 for item in parsed
             ]
             ws.conclusions.extend(created)
-            return json_response(201, [conclusion_json(c) for c in created])
+            return json_response(201, [self._conclusion_json(c) for c in created])
 
     def list_conclusions(self, ctx: Ctx) -> Response:
         body = ctx.body(required=False)
         match = _filters.compile_filter(_filters_of(body), _filters.CONCLUSION)
+        newest_first = not query_bool(ctx.request.query, "reverse", False)
         with self.store.lock:
             ws = self._ws(ctx.w)
             found = [
-                conclusion_json(c)
+                c
                 for c in (ws.conclusions if ws else [])
                 if not c.deleted and match(conclusion_row(c))
             ]
-        items = _ordered(ctx.request.query, found, newest_first=True)
+            # Ordered by created_at only (newest first by default); rows sharing a timestamp
+            # (one batch) stay in insertion order either way, as the server's do.
+            found.sort(key=lambda c: c.created_at, reverse=newest_first)
+            items = [self._conclusion_json(c) for c in found]
         return json_response(200, _page(ctx.request.query, items))
 
     def query_conclusions(self, ctx: Ctx) -> Response:
@@ -1141,7 +1431,7 @@ class App:
             ]
             # Semantic search always answers its nearest rows: keep non-matching ones last.
             hits = _search.rank(text, candidates, lambda c: c.content, keep_unmatched=True)
-            return json_response(200, [conclusion_json(c) for c in hits[:top_k]])
+            return json_response(200, [self._conclusion_json(c) for c in hits[:top_k]])
 
     def delete_conclusion(self, ctx: Ctx) -> Response:
         conclusion_id = ctx.params["c"]
@@ -1266,7 +1556,8 @@ class App:
         schema = options["response_format"]
         if schema is not None:
             content = json.dumps(_fill_schema(schema, content))
-        evidence = answer.evidence() if options["include_evidence"] else None
+        wants_evidence = options["include_evidence"] and self.options.profile.chat_evidence
+        evidence = answer.evidence() if wants_evidence else None
         if not options["stream"]:
             payload: JsonDict = {"content": content}
             if evidence is not None:
@@ -1287,6 +1578,61 @@ class App:
             events=events,
             event_delay=self.options.stream_chunk_delay,
         )
+
+
+def _backfilled(ws: Workspace, scope: Scope) -> None:
+    """The simulated backfill of a scope: every pending session completes at once."""
+    for name, job in scope.backfill.items():
+        if job.get("state") == "pending":
+            copied = sum(1 for c in ws.conclusions if c.session_id == name and not c.deleted)
+            job.update(state="completed", updated_at=iso(utcnow()), docs_copied=copied)
+
+
+def _upload_text(upload: FilePart) -> str:
+    """The text of an uploaded file as the server's processors see it (text/* and JSON)."""
+    kind = upload.content_type.split(";")[0].strip().lower()
+    if kind.startswith("text/") or kind == "application/json":
+        try:
+            return upload.data.decode("utf-8")
+        except UnicodeDecodeError:
+            raise ApiError(422, "Could not decode text file") from None
+    raise ApiError(
+        415,
+        f"Unsupported file type: {upload.content_type}. Supported types: "
+        "['PDFProcessor', 'TextProcessor', 'JSONProcessor']",
+    )
+
+
+def _json_field(raw: str | None) -> object:
+    """A JSON-encoded form field; the server logs and drops one that does not parse."""
+    if not raw:
+        return None
+    try:
+        return json.loads(raw)
+    except ValueError:
+        return None
+
+
+def _split_chunks(text: str, limit: int) -> list[str]:
+    """The server's `split_text_into_chunks`: break at a paragraph, line, sentence or word."""
+    if len(text) <= limit:
+        return [text]
+    chunks: list[str] = []
+    pos = 0
+    while pos < len(text):
+        end = pos + limit
+        if end >= len(text):
+            chunks.append(text[pos:])
+            break
+        cut = end
+        for delimiter in ("\n\n", "\n", ". ", " "):
+            found = text.rfind(delimiter, pos, end)
+            if found > pos:
+                cut = found + len(delimiter)
+                break
+        chunks.append(text[pos:cut])
+        pos = cut
+    return chunks
 
 
 def _work_units(counts: Mapping[str, int]) -> JsonDict:
@@ -1323,31 +1669,33 @@ def _chat_options(body: JsonDict) -> dict[str, Any]:
 
 
 def _chat_sessions(filters: object, session_id: str | None) -> set[str] | None:
-    """Reference O12: chat `filters` is only a `session_id` allowlist (str, list or `in`)."""
-    if filters is None:
+    """Reference O12: chat and representation `filters` are only a `session_id` allowlist."""
+    allow = _filters.filters_allowlist(filters, must_include=session_id)
+    return None if allow is None else set(allow)
+
+
+@dataclass(frozen=True, slots=True)
+class Search:
+    """A representation's `search_query` and `search_top_k` (the semantic part on the server)."""
+
+    query: str | None
+    top_k: int | None
+
+
+def _query_top_k(query: Mapping[str, str]) -> int | None:
+    if not query.get("search_top_k"):
         return None
-    if not isinstance(filters, dict):
-        raise ApiError(422, "filters must be an object")
-    extra = sorted(set(filters) - {"session_id"})
-    if extra:
-        raise ApiError(
-            422, f"Unsupported filter key(s) for chat: {extra}. Only 'session_id' is allowed."
-        )
-    value = filters.get("session_id")
-    if isinstance(value, dict):
-        if set(value) != {"in"}:
-            raise ApiError(422, "session_id filter only supports the 'in' operator")
-        value = value["in"]
-    ids = [value] if isinstance(value, str) else value
-    if not isinstance(ids, list) or not ids or len(ids) > MAX_CHAT_SESSIONS:
-        raise ApiError(422, f"session_id filter must name 1 to {MAX_CHAT_SESSIONS} sessions")
-    for item in ids:
-        if not isinstance(item, str) or not ID_PATTERN.match(item):
-            raise ApiError(422, f"Invalid session_id in filters: {item!r}")
-    allow = {str(item) for item in ids}
-    if session_id is not None and session_id not in allow:
-        raise ApiError(422, "session_id must be included in filters.session_id")
-    return allow
+    return query_int(query, "search_top_k", 10, ge=1, le=100)
+
+
+def representation_markdown(conclusions: list[Conclusion]) -> str:
+    """The server's `Representation.format_as_markdown` for explicit conclusions: a heading, a
+    blank line, one `[YYYY-MM-DD HH:MM:SS] content` line each (UTC, no fraction) and a final
+    newline; "" when there are none."""
+    if not conclusions:
+        return ""
+    lines = [f"[{c.created_at.astimezone(UTC):%Y-%m-%d %H:%M:%S}] {c.content}" for c in conclusions]
+    return "\n".join(["## Explicit Observations\n", *lines, ""])
 
 
 @dataclass(frozen=True, slots=True)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import secrets
+import socket
 import threading
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -17,7 +18,7 @@ from types import TracebackType
 from typing import Any
 from urllib.parse import parse_qsl, unquote, urlsplit
 
-from . import _auth
+from . import _auth, _control
 from ._common import ApiError
 from ._deriver import DeriverRecord
 from ._options import Options
@@ -102,6 +103,16 @@ class _Server(ThreadingHTTPServer):
     fake: FakeHoncho
 
 
+class _Server6(_Server):
+    address_family = socket.AF_INET6
+
+
+def _listen(address: tuple[str, int]) -> _Server:
+    """A server bound to `address` (IPv4 or IPv6 literal); raises OSError if taken."""
+    server_class = _Server6 if ":" in address[0] else _Server
+    return server_class(address, _Handler)
+
+
 class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     server_version = "roncho-fake"
@@ -148,6 +159,12 @@ class _Handler(BaseHTTPRequestHandler):
             return
         split = urlsplit(self.path)
         query = dict(parse_qsl(split.query, keep_blank_values=True))
+        if split.path == _control.PREFIX or split.path.startswith(_control.PREFIX + "/"):
+            # The control surface (a prefix Honcho never uses): never recorded, never faulted.
+            headers = dict(self.headers.items())
+            answer = _control.handle(fake, self.command, split.path, headers, body)
+            self._send(answer, mid_body=False)
+            return
         headers = {
             key: (_REDACTED if key.lower() == "authorization" else value)
             for key, value in self.headers.items()
@@ -179,6 +196,7 @@ class _Handler(BaseHTTPRequestHandler):
             query=query,
             headers=dict(self.headers.items()),
             body=body,
+            raw_query=split.query,
         )
         try:
             response = fake._app.dispatch(request)
@@ -246,11 +264,20 @@ class FakeHoncho:
         purge_delay: seconds from a session/workspace delete being accepted to its purge.
         chat_delay: seconds a chat takes before answering.
         stream_chunk_delay: seconds between streamed chat chunks.
-        workspace_chat: serve `POST /v3/workspaces/{w}/chat` (False answers 404 as 3.0.x).
+        workspace_chat: serve `POST /v3/workspaces/{w}/chat` (False answers 404 as 3.0.x);
+            None (the default) follows the version profile.
+        version: the Honcho version to imitate where versions differ: `"3.2.0"` (the observed
+            3.2.0 server, the default) or `"3.0.12"` (see `roncho.testing.PROFILES`).
 
     Raises:
-        ValueError: an option is out of range.
+        ValueError: an option is out of range, or `version` is not a known profile.
     """
+
+    # Where to listen. Server mode (`python -m roncho.testing`) sets it on the instance before
+    # calling __init__; tests always get loopback on an ephemeral port.
+    _bind: tuple[str, int] = ("127.0.0.1", 0)
+    # Whether the control routes under /_fake/ answer (server mode's --control turns it on).
+    control_enabled: bool = False
 
     def __init__(
         self,
@@ -264,7 +291,8 @@ class FakeHoncho:
         purge_delay: float = 0.2,
         chat_delay: float = 0.0,
         stream_chunk_delay: float = 0.0,
-        workspace_chat: bool = True,
+        workspace_chat: bool | None = None,
+        version: str = "3.2.0",
     ) -> None:
         self.options = Options(
             auth=auth,
@@ -277,6 +305,7 @@ class FakeHoncho:
             chat_delay=chat_delay,
             stream_chunk_delay=stream_chunk_delay,
             workspace_chat=workspace_chat,
+            version=version,
         )
         self.faults = Faults()
         self._secret = secrets.token_bytes(32)
@@ -286,7 +315,7 @@ class FakeHoncho:
         self._closing = threading.Event()
         self._app.wait = self._closing.wait
         self._closed = False
-        self._server = _Server(("127.0.0.1", 0), _Handler)
+        self._server = _listen(self._bind)
         self._server.fake = self
         self._thread = threading.Thread(
             target=self._server.serve_forever,
@@ -301,7 +330,7 @@ class FakeHoncho:
 
     @property
     def host(self) -> str:
-        return "127.0.0.1"
+        return str(self._server.server_address[0])
 
     @property
     def port(self) -> int:
@@ -310,7 +339,8 @@ class FakeHoncho:
     @property
     def url(self) -> str:
         """Base URL, e.g. `http://127.0.0.1:54321` (no trailing slash)."""
-        return f"http://127.0.0.1:{self.port}"
+        host = f"[{self.host}]" if ":" in self.host else self.host
+        return f"http://{host}:{self.port}"
 
     def issue_key(
         self,
@@ -336,6 +366,20 @@ class FakeHoncho:
     def clear_requests(self) -> None:
         with self._requests_lock:
             self._requests.clear()
+
+    def reset(self) -> None:
+        """Forget everything: workspaces, queue, deriver log, request record, pending faults.
+
+        Options, the port and the signing secret stay, so keys issued before remain valid.
+        """
+        fresh = App(self.options, self._secret)
+        fresh.wait = self._closing.wait
+        old, self._app = self._app, fresh
+        old.deriver.stop()
+        if not self._closed:
+            fresh.deriver.start()
+        self.faults.clear()
+        self.clear_requests()
 
     def _record(self, request: RecordedRequest) -> None:
         with self._requests_lock:
@@ -373,4 +417,4 @@ class FakeHoncho:
 
     def __repr__(self) -> str:
         state = "closed" if self._closed else self.url
-        return f"<FakeHoncho {state} auth={self.options.auth}>"
+        return f"<FakeHoncho {state} version={self.options.version} auth={self.options.auth}>"

@@ -108,6 +108,21 @@ class QueueItem:
 
 
 @dataclass
+class Scope:
+    """A named scope: its metadata and the sessions added to it with their backfill state."""
+
+    id: str
+    created_at: datetime
+    metadata: JsonDict = field(default_factory=dict)
+    # session name -> `{"state", "updated_at"[, "docs_copied"]}` as `GET .../status` shows it
+    backfill: dict[str, JsonDict] = field(default_factory=dict)
+
+
+def scope_json(scope: Scope) -> JsonDict:
+    return {"id": scope.id, "metadata": scope.metadata, "created_at": iso(scope.created_at)}
+
+
+@dataclass
 class Workspace:
     id: str
     created_at: datetime
@@ -121,6 +136,7 @@ class Workspace:
     # The queue items not yet completed: all the deriver scans on each tick.
     open_items: list[QueueItem] = field(default_factory=list)
     cards: dict[tuple[str, str], list[str]] = field(default_factory=dict)
+    scopes: dict[str, Scope] = field(default_factory=dict)
     deleting: bool = False
 
 
@@ -184,8 +200,9 @@ def message_json(message: Message) -> JsonDict:
     }
 
 
-def conclusion_json(conclusion: Conclusion) -> JsonDict:
-    return {
+def conclusion_json(conclusion: Conclusion, *, source_ids: bool = True) -> JsonDict:
+    """A conclusion; `source_ids` says whether the key is there (3.2.0: null; 3.0.12: absent)."""
+    body: JsonDict = {
         "id": conclusion.id,
         "content": conclusion.content,
         "observer_id": conclusion.observer_id,
@@ -193,8 +210,10 @@ def conclusion_json(conclusion: Conclusion) -> JsonDict:
         "session_id": conclusion.session_id,
         "level": conclusion.level,
         "created_at": iso(conclusion.created_at),
-        "source_ids": None,
     }
+    if source_ids:
+        body["source_ids"] = None
+    return body
 
 
 # ---- filter rows: the columns a filter may name, as the Model has them ----

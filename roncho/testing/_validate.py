@@ -300,7 +300,52 @@ def query_int(
             "Input should be a valid integer, unable to parse string as an integer",
             raw,
         ) from None
-    return check_range(value, ["query", key], ge, le)
+    try:
+        return check_range(value, ["query", key], ge, le)
+    except ApiError as error:
+        raise _echo_raw(error, raw) from None
+
+
+def _echo_raw(error: ApiError, raw: str) -> ApiError:
+    """FastAPI echoes a query parameter as it was sent (the string), not as parsed."""
+    if isinstance(error.detail, list):
+        for item in error.detail:
+            if isinstance(item, dict):
+                item["input"] = raw
+    return error
+
+
+def query_float(query: Mapping[str, str], key: str, *, ge: float, le: float) -> float | None:
+    """An optional float query parameter in [ge, le]; FastAPI's 422 items otherwise."""
+    raw = query.get(key)
+    if raw is None or raw == "":
+        return None
+    try:
+        value = float(raw)
+    except ValueError:
+        raise validation_error(
+            "float_parsing",
+            ["query", key],
+            "Input should be a valid number, unable to parse string as a number",
+            raw,
+        ) from None
+    if value < ge:
+        raise validation_error(
+            "greater_than_equal",
+            ["query", key],
+            f"Input should be greater than or equal to {ge}",
+            raw,
+            {"ge": ge},
+        )
+    if value > le:
+        raise validation_error(
+            "less_than_equal",
+            ["query", key],
+            f"Input should be less than or equal to {le}",
+            raw,
+            {"le": le},
+        )
+    return value
 
 
 _TRUE = {"true", "1", "yes", "on", "t", "y"}

@@ -11,21 +11,32 @@ from __future__ import annotations
 
 from ._auth import probe_auth
 from ._deletion import probe_deletion
-from ._deriver import SWITCHES, Switch, measure_latency, measure_switches
+from ._deriver import SWITCHES, DeriverConfig, Switch, measure_latency, measure_switches
 from ._differences import probe_differences
 from ._filters import probe_filters
 from ._finding import Finding, wait_until
 from ._health import probe_health
 from ._provenance import probe_provenance
 from ._raw import RawClient, RawReply
-from ._target import EMULATOR_LABEL, RunInfo, Target, describe, open_target, server_label
+from ._target import (
+    EMULATOR_LABEL,
+    EXAMPLE_URL,
+    RunInfo,
+    Target,
+    check_server,
+    describe,
+    open_target,
+    server_label,
+)
 from ._trace import Call, Trace
 from ._workspace import probe_workspace_delete
 
 __all__ = [
     "EMULATOR_LABEL",
+    "EXAMPLE_URL",
     "SWITCHES",
     "Call",
+    "DeriverConfig",
     "Finding",
     "RawClient",
     "RawReply",
@@ -33,6 +44,7 @@ __all__ = [
     "Switch",
     "Target",
     "Trace",
+    "check_server",
     "describe",
     "measure_latency",
     "measure_switches",

@@ -64,7 +64,7 @@ def probe_auth(target: Target, prefix: str) -> Finding:
             wrong = trace.raw(
                 "wrong key: list peers in A", raw_a, "POST", path, {}, api_key=WRONG_KEY
             )
-            keys = _mint(finding, a, b)
+            keys = _mint(finding, raw_a, a.workspace)
             if keys and target.api_key:
                 keys = {"admin": target.api_key, **keys}
             for kind, key in keys.items():
@@ -86,31 +86,24 @@ def _setup(a: Any, b: Any) -> None:
     b.get_or_create_session("s1", peers={"p1": {}})
 
 
-def _mint(finding: Finding, a: Any, b: Any) -> dict[str, str]:
-    """Mint the three scoped keys with the run's key; empty when the server refuses."""
-    trace = finding.trace
+def _mint(finding: Finding, raw_a: RawClient, workspace: str) -> dict[str, str]:
+    """Mint the three scoped keys with the run's key; empty when the server refuses.
+
+    Sent raw so the evidence keeps the exact status; the trace never records the key.
+    """
     keys: dict[str, str] = {}
     asks = {
-        "workspace": {"workspace_id": a.workspace},
-        "peer": {"workspace_id": a.workspace, "peer_id": "p1"},
-        "session": {"workspace_id": a.workspace, "session_id": "s1"},
+        "workspace": {"workspace_id": workspace},
+        "peer": {"workspace_id": workspace, "peer_id": "p1"},
+        "session": {"workspace_id": workspace, "session_id": "s1"},
     }
     for kind, scope in asks.items():
-        query = "&".join(f"{k}={v}" for k, v in scope.items())
-
-        def mint(scope: dict[str, str] = scope) -> str:
-            key: str = a.create_key(**scope)
-            return key
-
-        result = trace.call(
-            f"mint a {kind} key",
-            "POST",
-            f"/v3/keys?{query}",
-            mint,
-            describe=lambda _key: "a key (not shown)",
+        reply = finding.trace.raw(
+            f"mint a {kind} key", raw_a, "POST", "/v3/keys", None, query=scope
         )
-        if isinstance(result, str):
-            keys[kind] = result
+        data = reply.json if reply is not None and 200 <= reply.status < 300 else None
+        if isinstance(data, dict) and isinstance(data.get("key"), str):
+            keys[kind] = data["key"]
     return keys
 
 

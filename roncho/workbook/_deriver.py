@@ -1,15 +1,19 @@
 """Q3: how long from a message to its first derived conclusion, and which switches stop it.
 
 Latency (A12). Each trial sends one message into its own scratch session (the deriver
-batches per session and sender), then polls ``queue_status(session_id=...)`` and
-``list_conclusions`` every ``poll`` seconds until a conclusion from that session shows up
-or the trial's bound runs out. Messages above the deriver's 512-token gate are sent one
-trial at a time; messages below it are sent together and watched together, because on a
-real server each may wait for the 30-minute age gate.
+batches per session and sender), then polls ``queue_status(session_id=...)``,
+``queue_status(observer_id=<sender>)`` and ``list_conclusions`` every ``poll`` seconds until
+a conclusion from that session shows up or the trial's bound runs out. Messages above the
+deriver's token gate are sent one trial at a time; messages below it are sent together and
+watched together, because with batching on each waits for the age gate.
 
-Which gate released a batch: on the emulator ``FakeHoncho.deriver_log()`` says; on a real
-server it is inferred (above the gate and quick = tokens; below and about the age gate =
-age; below and quick = flush is on).
+A warm-up message goes first and counts in no class (a deriver's first batch after a start
+is slow). Which gate released a batch: on the emulator ``FakeHoncho.deriver_log()`` says; on
+a real server it is read from the timing and the server's token count (released within the
+prompt window, before the age gate could act: the token gate if the message reached it, else
+flush; at or after the age gate: age; in between: late). Each classification is then checked
+against the `DeriverConfig` the run was told the server has; a release that config cannot
+explain is reported as INCONSISTENT, never explained away.
 
 Switches. One message per case, each in its own session (and the workspace-level case in
 its own scratch workspace), then poll until the control case has its conclusion and a
@@ -18,6 +22,7 @@ settling time has passed; count the work units the queue showed and the conclusi
 
 from __future__ import annotations
 
+import statistics
 import time
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -33,8 +38,51 @@ from ._target import Target
 # 4.5 characters per token; the emulator at 4).
 BELOW_GATE_CHARS = 120
 ABOVE_GATE_CHARS = 4000
-# "Released quickly" means within this share of the age gate.
-QUICK_SHARE = 0.5
+# A release this much earlier than the age gate cannot be the age gate's doing: the server
+# dates a message before our POST returns, and the deriver polls on its own schedule.
+AGE_SLACK_SHARE = 0.1
+AGE_SLACK_SECONDS = 0.5
+INCONSISTENT = "INCONSISTENT"
+# Released after the prompt window but before the age gate: no configured gate explains it.
+LATE = "late (after the prompt window, before the age gate)"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class DeriverConfig:
+    """How the server's deriver is configured, as the run was told (or the emulator set).
+
+    ``flush``: DERIVER_FLUSH_ENABLED (batching off). ``age_gate``:
+    DERIVER_REPRESENTATION_BATCH_MAX_AGE_SECONDS (0 disables it). ``token_gate``:
+    DERIVER_REPRESENTATION_BATCH_WORK_UNIT_TARGET_TOKENS.
+    """
+
+    flush: bool
+    age_gate: float
+    token_gate: int = 512
+    # Seconds within which an open gate's batch is processed (deriver poll + LLM) once the
+    # deriver is warm: about 2 s on the kit's server, which polls at least every 2 s. An
+    # upstream deriver backs off to 30 s when idle: raise it there.
+    prompt: float = 10.0
+
+    def describe(self) -> str:
+        if self.flush:
+            return "batching off (flush on)"
+        age = f"age gate {self.age_gate:g}s" if self.age_gate > 0 else "age gate disabled"
+        return f"batching on (flush off, token gate {self.token_gate}, {age})"
+
+    def expected(self, tokens: int | None) -> tuple[str, ...]:
+        """The gates that may release a lone message of ``tokens`` under this config."""
+        if self.flush:
+            return ("flush", "tokens")  # both open at once; only the emulator tells them apart
+        if tokens is not None and tokens >= self.token_gate:
+            return ("tokens",)
+        return ("age",) if self.age_gate > 0 else ("not released",)
+
+    def before_age_gate(self, seconds: float) -> bool:
+        """True when a release after ``seconds`` came too early to be the age gate's."""
+        if self.age_gate <= 0:
+            return True
+        return seconds < self.age_gate * (1 - AGE_SLACK_SHARE) - AGE_SLACK_SECONDS
 
 
 @dataclass(slots=True, kw_only=True)
@@ -42,6 +90,7 @@ class _Watch:
     trial: int
     size: str
     session: str
+    peer: str
     chars: int
     bound: float
     client: Client
@@ -52,6 +101,8 @@ class _Watch:
     created: float = 0.0
     latency: float | None = None
     first_queued: float | None = None
+    session_max: int = 0
+    observer_max: int = 0
     done: bool = False
     series: list[dict[str, Any]] = field(default_factory=list)
 
@@ -64,21 +115,37 @@ def measure_latency(
     poll: float,
     above_bound: float,
     below_bound: float,
-    age_gate: float,
+    config: DeriverConfig,
 ) -> Finding:
-    """Run ``trials`` above-gate trials one by one, then ``trials`` below-gate ones together."""
+    """Run ``trials`` above-gate trials one by one, then ``trials`` below-gate ones together.
+
+    Tables: ``latency`` (one row per trial, with the gate seen, the gates ``config`` allows
+    and whether they agree), ``latency_stats`` (n, median, p90, min, max per size and gate)
+    and ``queue_series`` (every poll).
+    """
+    if trials < 1:
+        raise ValueError(f"trials must be at least 1, got {trials}")
     finding = Finding(question="Q3 deriver latency")
     with target.scratch(prefix) as client:
+        # A first message after a deriver start takes longer (cold imports): it is sent and
+        # watched first, and counts in no class.
+        warm = _send(client, 0, "warm-up", ABOVE_GATE_CHARS, above_bound)
+        _poll([warm], poll)
+        finding.table("warm_up").append(
+            {"tokens": warm.tokens, "first_conclusion_s": warm.latency, "bound_s": warm.bound}
+        )
         for n in range(trials):
             watch = _send(client, n, "above", ABOVE_GATE_CHARS, above_bound)
             _poll([watch], poll)
-            _record(finding, target, watch, age_gate)
+            _record(finding, target, watch, config)
         below = [_send(client, n, "below", BELOW_GATE_CHARS, below_bound) for n in range(trials)]
         _poll(below, poll)
         for watch in below:
-            _record(finding, target, watch, age_gate)
+            _record(finding, target, watch, config)
     rows = finding.tables["latency"]
-    finding.answer = _latency_answer(rows) + f" Age gate in force: {age_gate:g}s."
+    finding.tables["latency_stats"] = latency_stats(rows)
+    warmed = "derived" if warm.latency is not None else "not derived within its bound"
+    finding.answer = latency_answer(rows, config) + f" A warm-up message went first ({warmed})."
     return finding
 
 
@@ -86,7 +153,9 @@ def _send(client: Client, n: int, size: str, chars: int, bound: float) -> _Watch
     session = f"q3-{size}-{n}"
     peer = f"q3-{size}-user"
     client.get_or_create_session(session, peers={peer: {}})
-    watch = _Watch(trial=n, size=size, session=session, chars=chars, bound=bound, client=client)
+    watch = _Watch(
+        trial=n, size=size, session=session, peer=peer, chars=chars, bound=bound, client=client
+    )
     watch.sent_at = datetime.now(UTC).isoformat(timespec="milliseconds")
     started = time.monotonic()
     (message,) = client.add_messages(
@@ -107,9 +176,21 @@ def _poll(watches: list[_Watch], poll: float) -> None:
             return
         for w in open_:
             now = time.monotonic() - w.created
-            queue = _queue(w.client, w.session)
+            queue = _queue(w.client, session_id=w.session)
+            # 3.0.12 matches observer_id against a field only dream items carry, so this
+            # stays 0 for message work there (reference: queue/status); recorded to show it.
+            by_observer = _queue(w.client, observer_id=w.peer)["total"]
             count = _conclusions(w.client, w.session)
-            w.series.append({"t": round(now, 3), **queue, "conclusions": count})
+            w.series.append(
+                {
+                    "t": round(now, 3),
+                    **queue,
+                    "observer_id_total": by_observer,
+                    "conclusions": count,
+                }
+            )
+            w.session_max = max(w.session_max, queue["total"])
+            w.observer_max = max(w.observer_max, by_observer)
             if w.first_queued is None and queue.get("total", 0) > 0:
                 w.first_queued = now
             if count > 0:
@@ -119,9 +200,11 @@ def _poll(watches: list[_Watch], poll: float) -> None:
         time.sleep(poll)
 
 
-def _queue(client: Client, session: str) -> dict[str, int]:
+def _queue(
+    client: Client, *, session_id: str | None = None, observer_id: str | None = None
+) -> dict[str, int]:
     try:
-        status = client.queue_status(session_id=session)
+        status = client.queue_status(session_id=session_id, observer_id=observer_id)
     except RonchoError:
         return {"total": -1, "pending": -1, "in_progress": -1, "completed": -1}
     return {
@@ -139,23 +222,41 @@ def _conclusions(client: Client, session: str) -> int:
         return 0
 
 
-def _gate(target: Target, watch: _Watch, age_gate: float) -> tuple[str, str]:
-    """(gate, how it is known) for the batch holding the watch's message."""
+def observed_gate(target: Target, watch: _Watch, config: DeriverConfig) -> tuple[str, str]:
+    """(gate, how it is known) for the batch holding the watch's message.
+
+    The emulator logs its gate. A real server is read from the timing: within the prompt
+    window (and before the age gate could act) a message at the token gate counts as
+    "tokens", one below it as "flush" (nothing else releases it then); at or after the age
+    gate, "age"; in between, late (no gate explains it).
+    """
     if target.fake is not None:
         for record in target.fake.deriver_log():
             if record.message_id == watch.message_id and record.task == "representation":
                 return str(record.gate), "emulator deriver_log()"
         return "not released", "emulator deriver_log()"
     if watch.latency is None:
-        return "not released within the bound", "inferred"
-    quick = watch.latency < QUICK_SHARE * age_gate
-    if watch.size == "above":
-        return ("tokens" if quick else "age or slow deriver"), "inferred"
-    return ("flush (DERIVER_FLUSH_ENABLED)" if quick else "age"), "inferred"
+        return "not released", "inferred from timing"
+    if not config.before_age_gate(watch.latency):
+        return "age", "inferred from timing"
+    if watch.latency > config.prompt:
+        return LATE, "inferred from timing"
+    reached = watch.tokens is not None and watch.tokens >= config.token_gate
+    return ("tokens" if reached else "flush"), "inferred from timing and token count"
 
 
-def _record(finding: Finding, target: Target, watch: _Watch, age_gate: float) -> None:
-    gate, how = _gate(target, watch, age_gate)
+def check_gate(gate: str, watch: _Watch, config: DeriverConfig) -> str:
+    """``consistent``, ``unsettled`` (the bound ended before the gate was due) or INCONSISTENT."""
+    allowed = config.expected(watch.tokens)
+    if gate in allowed:
+        return "consistent"
+    if gate == "not released" and allowed == ("age",) and watch.bound < config.age_gate:
+        return "unsettled (bound shorter than the age gate)"
+    return INCONSISTENT
+
+
+def _record(finding: Finding, target: Target, watch: _Watch, config: DeriverConfig) -> None:
+    gate, how = observed_gate(target, watch, config)
     finding.table("latency").append(
         {
             "trial": watch.trial,
@@ -170,6 +271,10 @@ def _record(finding: Finding, target: Target, watch: _Watch, age_gate: float) ->
             "bound_s": watch.bound,
             "gate": gate,
             "gate_source": how,
+            "expected gate": "/".join(config.expected(watch.tokens)),
+            "check": check_gate(gate, watch, config),
+            "queue max (session_id=)": watch.session_max,
+            "queue max (observer_id=)": watch.observer_max,
             "polls": len(watch.series),
         }
     )
@@ -178,18 +283,82 @@ def _record(finding: Finding, target: Target, watch: _Watch, age_gate: float) ->
         series.append({"trial": watch.trial, "size": watch.size, **point})
 
 
-def _latency_answer(rows: list[dict[str, Any]]) -> str:
+def _p90(values: list[float]) -> float:
+    if len(values) == 1:
+        return values[0]
+    return statistics.quantiles(values, n=10, method="inclusive")[8]
+
+
+def latency_stats(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """n, released, median, p90, min and max of the latency per size class and gate.
+
+    Only classes with trials appear; latencies of trials that were never released are not
+    numbers, so they count in ``n`` but not in the figures.
+    """
+    groups: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    for row in rows:
+        groups.setdefault((row["size"], row["gate"]), []).append(row)
+    stats = []
+    for (size, gate), group in sorted(groups.items()):
+        got = sorted(r["first_conclusion_s"] for r in group if not r["timed_out"])
+        stats.append(
+            {
+                "size": size,
+                "gate": gate,
+                "n": len(group),
+                "released": len(got),
+                "median_s": round(statistics.median(got), 3) if got else None,
+                "p90_s": round(_p90(got), 3) if got else None,
+                "min_s": got[0] if got else None,
+                "max_s": got[-1] if got else None,
+                "inconsistent": sum(1 for r in group if r["check"] == INCONSISTENT),
+            }
+        )
+    return stats
+
+
+def _release(row: dict[str, Any]) -> str:
+    if row["gate"] == LATE:
+        return f"{row['size']} released {LATE}"
+    return f"{row['size']} released by {row['gate']}"
+
+
+def latency_answer(rows: list[dict[str, Any]], config: DeriverConfig) -> str:
+    """One line: per size class, how many were released, when, by which gate; the checks."""
     parts = []
     for size in ("above", "below"):
-        got = [r["first_conclusion_s"] for r in rows if r["size"] == size and not r["timed_out"]]
-        total = sum(1 for r in rows if r["size"] == size)
-        gates = sorted({str(r["gate"]) for r in rows if r["size"] == size})
-        span = f"{min(got):.2f}-{max(got):.2f}s" if got else "none"
+        mine = [r for r in rows if r["size"] == size]
+        if not mine:
+            continue
+        got = sorted(r["first_conclusion_s"] for r in mine if not r["timed_out"])
+        gates = "/".join(sorted({str(r["gate"]) for r in mine}))
+        span = "none"
+        if got:
+            span = f"median {statistics.median(got):.2f}s, {got[0]:.2f}-{got[-1]:.2f}s"
         parts.append(
-            f"{size} the 512-token gate: {len(got)}/{total} derived ({span}), "
-            f"gate {'/'.join(gates)}"
+            f"{size} the token gate: {len(got)}/{len(mine)} derived ({span}), gate {gates}"
         )
-    return "; ".join(parts) + "."
+    bad = [r for r in rows if r["check"] == INCONSISTENT]
+    unsettled = [r for r in rows if r["check"].startswith("unsettled")]
+    verdict = (
+        f"{INCONSISTENT} with the configuration given: {len(bad)} trial(s) "
+        f"({', '.join(sorted({_release(r) for r in bad}))})"
+        if bad
+        else "every release agrees with the configuration given"
+    )
+    if unsettled:
+        verdict += f"; {len(unsettled)} trial(s) unsettled (bound shorter than the age gate)"
+    observer = max((r["queue max (observer_id=)"] for r in rows), default=0)
+    session = max((r["queue max (session_id=)"] for r in rows), default=0)
+    return (
+        "; ".join(parts)
+        + f". Deriver as configured: {config.describe()}, prompt window {config.prompt:g}s; "
+        + f"{verdict}. "
+        + f"queue_status(observer_id=<sender>) showed at most {observer} work unit(s) "
+        + f"where session_id= showed {session}"
+        + (" (the observer_id filter misses message work)" if session > 0 and observer == 0 else "")
+        + "."
+    )
 
 
 # -- switches -------------------------------------------------------------------------------
@@ -222,9 +391,19 @@ SWITCHES: tuple[Switch, ...] = (
 
 
 def measure_switches(
-    target: Target, prefix: str, *, poll: float, bound: float, settle: float
+    target: Target,
+    prefix: str,
+    *,
+    poll: float,
+    bound: float,
+    settle: float,
+    config: DeriverConfig | None = None,
 ) -> Finding:
-    """Send one above-gate message per switch case and see which ones are derived."""
+    """Send one above-gate message per switch case and see which ones are derived.
+
+    The messages pass the token gate, so the cases run the same with batching on or off;
+    ``config`` (what the server's deriver was told to be) is named in the answer.
+    """
     finding = Finding(question="Q3 derivation switches")
     with (
         target.scratch(prefix) as client,
@@ -253,6 +432,7 @@ def measure_switches(
         f"{agree}/{len(rows)} cases as the source says: "
         + "; ".join(f"{r['case']}: {r['verdict']}" for r in rows)
         + "."
+        + (f" Deriver as configured: {config.describe()}." if config is not None else "")
     )
     return finding
 
@@ -279,7 +459,7 @@ def _start_case(client: Client, index: int, switch: Switch) -> dict[str, Any]:
 
 
 def _observe(case: dict[str, Any]) -> None:
-    queue = _queue(case["client"], case["session"])
+    queue = _queue(case["client"], session_id=case["session"])
     case["units"] = max(case["units"], queue["total"])
     case["conclusions"] = _conclusions(case["client"], case["session"])
 

@@ -265,15 +265,30 @@ def probe_differences(target: Target, prefix: str) -> Finding:
             keys,
             lambda said: keys.split(" ")[0] in said,
         )
-    agree = sum(1 for r in rows if "OBS" in r["agrees with"] or "SRC" in r["agrees with"])
-    newer = [
-        r["topic"] for r in rows if "OAS-3.3" in r["agrees with"] and "SRC" not in r["agrees with"]
-    ]
-    finding.answer = (
-        f"{agree}/{len(rows)} topics match the 3.0.12 source or the observed 3.2.0 server; "
-        f"newer (3.3) behaviour seen in: {', '.join(newer) or 'none'}."
-    )
+    finding.answer = summarise(rows)
     return finding
+
+
+def summarise(rows: list[dict[str, Any]]) -> str:
+    """One line that accounts for every topic: matching 3.0.12/3.2.0, newer (3.3), or none.
+
+    Each topic lands in exactly one group, so the counts always add up to ``len(rows)``.
+    """
+    known, newer, lone = [], [], []
+    for row in rows:
+        said = row["agrees with"]
+        if "SRC" in said or "OBS" in said:
+            known.append(row)
+        elif "OAS-3.3" in said:
+            newer.append(row["topic"])
+        else:
+            lone.append(f"{row['topic']} ({row['this server']})")
+    parts = [
+        f"{len(known)}/{len(rows)} topics match the 3.0.12 source or the observed 3.2.0 server",
+        f"{len(newer)} show newer (3.3) behaviour: {', '.join(newer) or 'none'}",
+        f"{len(lone)} match no source: {', '.join(lone) or 'none'}",
+    ]
+    return "; ".join(parts) + "."
 
 
 def _same(seen: str) -> Callable[[str], bool]:

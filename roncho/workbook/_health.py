@@ -11,6 +11,7 @@ from typing import Any
 
 from .._errors import RonchoError
 from ._finding import Finding
+from ._raw import RawReply
 from ._target import Target
 
 # A header reveals a version if its name says so or its value holds a dotted number.
@@ -57,7 +58,25 @@ def probe_health(target: Target) -> Finding:
         f"/health -> {health.status if health else None} {health.text() if health else ''}; "
         f"version headers: "
         f"{', '.join(sorted({h['header'] for h in revealing})) or 'none'}; "
-        f"/openapi.json info.version = "
-        f"{info.get('version') if isinstance(info, dict) else 'not served'}."
+        f"/openapi.json {_spec_version(spec, info)}; "
+        f"server_version() = {_version_text(version)}."
     )
     return finding
+
+
+def _spec_version(spec: RawReply | None, info: Any) -> str:
+    """What /openapi.json said about the version, telling "not served" from "unreadable"."""
+    if spec is None:
+        return "no answer"
+    if spec.status != 200:
+        return f"answered {spec.status} (not served)"
+    if not isinstance(info, dict):
+        why = "cut at the read cap" if spec.truncated else "no info object in the JSON"
+        return f"answered 200 but unreadable ({why})"
+    return f"info.version = {info.get('version')}"
+
+
+def _version_text(version: object) -> str:
+    if isinstance(version, RonchoError):
+        return f"error {type(version).__name__}"
+    return str(version) if version else "not revealed"

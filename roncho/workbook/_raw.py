@@ -18,6 +18,9 @@ from .._config import check_id, parse_base_url
 
 # How much of a body the evidence keeps (the client keeps 4 KiB of error bodies too).
 BODY_EXCERPT = 4096
+# How much of a body is read at all: enough for a whole /openapi.json (about 100 KB on
+# 3.0.12), so a served document is parsed rather than cut short and taken as "not served".
+MAX_BODY = 4 * 1024 * 1024
 _READ_METHODS = frozenset({"GET", "HEAD"})
 # POST routes outside a workspace that only read (Honcho lists with POST).
 _READ_POSTS = frozenset({"/v3/workspaces/list"})
@@ -32,6 +35,7 @@ class RawReply:
     status: int
     headers: dict[str, str] = field(default_factory=dict)
     body: bytes = b""
+    truncated: bool = False
 
     @property
     def json(self) -> Any:
@@ -126,13 +130,14 @@ class RawClient:
         try:
             conn.request(method, target, body=payload, headers=headers)
             response = conn.getresponse()
-            data = response.read(BODY_EXCERPT * 16)
+            data = response.read(MAX_BODY + 1)
             return RawReply(
                 method=method,
                 path=path,
                 status=response.status,
                 headers={k.lower(): v for k, v in response.getheaders()},
-                body=data,
+                body=data[:MAX_BODY],
+                truncated=len(data) > MAX_BODY,
             )
         finally:
             conn.close()

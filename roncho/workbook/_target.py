@@ -17,11 +17,13 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from .._client import Client
-from .._errors import RonchoError
+from .._errors import ConfigError, RonchoError, StatusError
 from .._scratch import scratch_workspace
 from ._raw import RawClient
 
 EMULATOR_LABEL = "emulator"
+# Shown with every refusal of a base URL, so the fix is one copy away.
+EXAMPLE_URL = "http://127.0.0.1:8000"
 # A workspace id for calls that name none (health, version); never written to.
 _PROBE_WORKSPACE = "roncho-workbook-probe"
 _LABEL_UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
@@ -38,6 +40,59 @@ def server_label(base_url: str) -> str:
     host = urlsplit(base_url).hostname or "unknown-host"
     label = _LABEL_UNSAFE.sub("-", host).strip("-.") or "unknown-host"
     return f"host-{label}" if label == EMULATOR_LABEL else label
+
+
+def check_server(base_url: str, *, api_key: str = "", timeout: float = 5.0) -> str:
+    """Check ``base_url``, ``/health`` and the key once: "" when usable, else one line why.
+
+    Run before any notebook starts, so a typo, a server that is down or a refused key costs
+    one line rather than nine failed notebooks and a junk results folder. Only reads: the
+    key (or its absence) is tried on the admin listing of workspaces, which the notebooks
+    need anyway (they create their scratch workspaces).
+    """
+    hint = f"for example --base-url {EXAMPLE_URL}"
+    try:
+        client = Client(
+            base_url,
+            _PROBE_WORKSPACE,
+            api_key=api_key or None,
+            connect_timeout=timeout,
+            read_timeout=timeout,
+            read_only=True,
+        )
+    except ConfigError as exc:
+        return f"--base-url {base_url!r} is not a usable Honcho URL: {_one_line(exc)} ({hint})"
+    with client:
+        return _check_reachable(client, base_url, api_key, hint)
+
+
+def _check_reachable(client: Client, base_url: str, api_key: str, hint: str) -> str:
+    try:
+        health = client.probe()
+    except RonchoError as exc:
+        return (
+            f"{base_url} did not answer GET /health: {type(exc).__name__}: {_one_line(exc)} "
+            f"(is the server up, and is this its base URL? {hint})"
+        )
+    if health.status != "ok":
+        return f"{base_url} answered GET /health with status {health.status!r}, not 'ok'"
+    try:
+        client.list_workspaces(size=1)
+    except StatusError as exc:
+        if exc.status in (401, 403):
+            given = "the API key given was refused" if api_key else "no API key was given"
+            return (
+                f"{base_url} has authentication on and {given} "
+                f"({exc.status} {_one_line(exc.detail)}); pass an admin key (--api-key-file PATH)"
+            )
+        return f"{base_url} refused a read-only listing of workspaces: {_one_line(exc)}"
+    except RonchoError as exc:
+        return f"{base_url} failed a read-only listing of workspaces: {_one_line(exc)}"
+    return ""
+
+
+def _one_line(what: object) -> str:
+    return " ".join(str(what).split())
 
 
 @dataclass(slots=True, kw_only=True)

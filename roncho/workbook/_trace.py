@@ -8,6 +8,7 @@ Nothing here holds a key: bodies are the server's answers and steps are the prob
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
@@ -64,7 +65,7 @@ class Trace:
             self._add(step, method, path, None, type(exc).__name__, str(exc), started)
             return None
         outcome = "ok" if 200 <= reply.status < 300 else "refused"
-        self._add(step, method, path, reply.status, outcome, reply.text(EXCERPT_CHARS), started)
+        self._add(step, method, path, reply.status, outcome, _evidence_body(reply), started)
         return reply
 
     def call(
@@ -115,6 +116,18 @@ class Trace:
                 seconds=round(time.monotonic() - started, 4),
             )
         )
+
+
+def _evidence_body(reply: RawReply) -> str:
+    """The body as evidence, with any minted key (``{"key": "<jwt>"}``) replaced.
+
+    A key minted by ``POST /v3/keys`` is a live credential: it must never reach a table.
+    """
+    data = reply.json
+    if isinstance(data, dict) and "key" in data:
+        shown = {k: ("(a key, not shown)" if k == "key" else v) for k, v in data.items()}
+        return json.dumps(shown)
+    return reply.text(EXCERPT_CHARS)
 
 
 def created_status(result: object) -> int | None:

@@ -127,3 +127,39 @@ def test_keys_endpoint_disabled_without_auth() -> None:
         assert (reply.status, reply.json) == (405, {"detail": "Feature is disabled"})
         # With auth off any header is accepted.
         assert Api(fake.port, "garbage").post(W, {"id": "w"}).status == 201
+
+
+def test_session_context_peer_key_reads_only_its_own_perspective(fake: FakeHoncho) -> None:
+    """Seen on the real 3.0.12 server with a peer key minted for alice (member of s1 only)."""
+    alice = Api(fake.port, fake.issue_key("a1", peer="alice"))
+    path = f"{W}/a1/sessions/s1/context"
+    assert alice.get(path).status == 200
+    assert alice.get(path, query={"peer_target": "alice"}).status == 200
+    own = {"peer_target": "bob", "peer_perspective": "alice"}
+    assert alice.get(path, query=own).status == 200
+    other = alice.get(path, query={"peer_target": "bob"})
+    assert (other.status, other.detail) == (401, NOT_PERMITTED)
+    foreign = alice.get(f"{path}?peer_target=alice&peer_perspective=alice&sessions=s1&sessions=s2")
+    assert (foreign.status, foreign.detail) == (401, NOT_PERMITTED)
+    member = alice.get(f"{path}?peer_target=alice&peer_perspective=alice&sessions=s1")
+    assert member.status == 200
+
+
+@pytest.mark.parametrize(
+    ("method", "path", "body"),
+    [
+        ("POST", "/scopes", {"id": "sc"}),
+        ("POST", "/sessions/s1/clone", None),
+        ("POST", "/schedule_dream", {"observer": "alice", "dream_type": "omni"}),
+    ],
+)
+def test_peer_key_refused_on_workspace_routes(
+    fake: FakeHoncho, method: str, path: str, body: object
+) -> None:
+    alice = Api(fake.port, fake.issue_key("a1", peer="alice"))
+    reply = (
+        alice.call(method, f"{W}/a1{path}", body)
+        if body is not None
+        else alice.call(method, f"{W}/a1{path}")
+    )
+    assert (reply.status, reply.detail) == (401, NOT_PERMITTED)

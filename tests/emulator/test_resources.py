@@ -257,10 +257,19 @@ def test_conclusions_create_list_query_delete(api: Api) -> None:
     first = created.json[0]
     assert first["level"] == "explicit" and first["source_ids"] is None
     assert set(first) >= {"id", "content", "observer_id", "observed_id", "session_id"}
+    # One batch shares one timestamp; ties keep insertion order in both directions (3.0.12).
+    assert created.json[0]["created_at"] == created.json[1]["created_at"]
     listed = api.post(f"{W}/w/conclusions/list").json
-    assert [c["content"] for c in listed["items"]] == ["Alice hates rain", "Alice likes tea"]
+    assert [c["content"] for c in listed["items"]] == ["Alice likes tea", "Alice hates rain"]
     oldest = api.post(f"{W}/w/conclusions/list", query={"reverse": "true"}).json
     assert oldest["items"][0]["content"] == "Alice likes tea"
+    later = api.post(
+        f"{W}/w/conclusions",
+        {"conclusions": [{"content": "Alice naps", "observer_id": "bob", "observed_id": "alice"}]},
+    )
+    assert later.status == 201
+    newest = api.post(f"{W}/w/conclusions/list").json["items"]
+    assert newest[0]["content"] == "Alice naps"
     filters = {"observer_id": "bob", "observed_id": "alice"}
     hits = api.post(f"{W}/w/conclusions/query", {"query": "tea", "filters": filters})
     assert hits.status == 200
@@ -331,7 +340,7 @@ def test_context_representation_card_summaries(api: Api) -> None:
     assert set(peer_context) == {"peer_id", "target_id", "representation", "peer_card"}
     representation = api.post(f"{W}/w/peers/alice/representation", {})
     assert representation.status == 200 and "representation" in representation.json
-    assert api.get(f"{W}/w/peers/ghost/context").detail == "Peer not found"
+    assert api.get(f"{W}/w/peers/ghost/context").detail == "Peer ghost not found in workspace w"
 
 
 def test_bad_author_creates_no_session(api: Api) -> None:

@@ -111,25 +111,136 @@ def test_sample_text_has_the_size_asked_and_starts_with_its_tag() -> None:
     assert sample_text(120, "a") != sample_text(120, "b")
 
 
+REAL = workbook.Target(base_url="http://honcho.lan:8000", api_key=None, label="h", emulator=False)
+BATCHING = workbook.DeriverConfig(flush=False, age_gate=20.0, token_gate=512)
+FLUSHING = workbook.DeriverConfig(flush=True, age_gate=20.0, token_gate=512)
+
+
+def _watch(size: str, latency: float | None, *, tokens: int, bound: float = 60.0) -> Any:
+    client = roncho.Client("http://honcho.lan:8000", "ws")
+    return _deriver._Watch(
+        trial=0,
+        size=size,
+        session="s",
+        peer="p",
+        chars=1,
+        bound=bound,
+        client=client,
+        latency=latency,
+        tokens=tokens,
+    )
+
+
 @pytest.mark.parametrize(
-    ("size", "latency", "gate"),
+    ("config", "size", "tokens", "latency", "gate", "check"),
     [
-        ("above", 3.0, "tokens"),
-        ("above", 1500.0, "age or slow deriver"),
-        ("below", 1805.0, "age"),
-        ("below", 2.0, "flush (DERIVER_FLUSH_ENABLED)"),
-        ("below", None, "not released within the bound"),
+        # Batching on: above the token gate at once, below it only at the age gate.
+        (BATCHING, "above", 900, 2.5, "tokens", "consistent"),
+        (BATCHING, "below", 30, 23.0, "age", "consistent"),
+        # Released at once below the token gate while batching is said to be on: flush, and
+        # that is loudly inconsistent with what the run was told.
+        (BATCHING, "below", 30, 2.0, "flush", "INCONSISTENT"),
+        # An above-gate message held until the age gate: the token gate did not act.
+        (BATCHING, "above", 900, 25.0, "age", "INCONSISTENT"),
+        (BATCHING, "below", 30, None, "not released", "INCONSISTENT"),
+        # Batching off: everything at once; waiting for the age gate contradicts it.
+        (FLUSHING, "below", 30, 2.0, "flush", "consistent"),
+        (FLUSHING, "above", 900, 2.0, "tokens", "consistent"),
+        (FLUSHING, "below", 30, 21.0, "age", "INCONSISTENT"),
+        # Told flush on and Honcho's 30-minute age gate, a release after 22 s is late: no
+        # configured gate explains it (the server was batching with a 20 s age gate).
+        (
+            workbook.DeriverConfig(flush=True, age_gate=1800.0),
+            "below",
+            30,
+            22.0,
+            _deriver.LATE,
+            "INCONSISTENT",
+        ),
+        (BATCHING, "below", 30, 14.0, _deriver.LATE, "INCONSISTENT"),
     ],
 )
-def test_gate_is_inferred_on_a_real_server(size: str, latency: float | None, gate: str) -> None:
-    real = workbook.Target(
-        base_url="http://honcho.lan:8000", api_key=None, label="h", emulator=False
+def test_gate_is_read_from_timing_and_checked_against_the_configuration(
+    config: Any, size: str, tokens: int, latency: float | None, gate: str, check: str
+) -> None:
+    watch = _watch(size, latency, tokens=tokens)
+    seen, how = _deriver.observed_gate(REAL, watch, config)
+    assert seen == gate and how.startswith("inferred")
+    assert _deriver.check_gate(seen, watch, config) == check
+
+
+def test_a_bound_shorter_than_the_age_gate_is_unsettled_not_inconsistent() -> None:
+    watch = _watch("below", None, tokens=30, bound=10.0)
+    assert _deriver.check_gate("not released", watch, BATCHING).startswith("unsettled")
+
+
+def test_an_inconsistent_release_is_named_in_the_answer() -> None:
+    rows = [
+        {
+            "size": "below",
+            "gate": "flush",
+            "timed_out": False,
+            "first_conclusion_s": 2.0,
+            "check": "INCONSISTENT",
+            "queue max (observer_id=)": 0,
+            "queue max (session_id=)": 1,
+        }
+    ]
+    text = _deriver.latency_answer(rows, BATCHING)
+    assert "INCONSISTENT" in text and "below released by flush" in text
+    assert "batching on (flush off, token gate 512, age gate 20s)" in text
+
+
+def test_latency_stats_give_n_median_p90_min_max_per_size_and_gate() -> None:
+    rows = [
+        {
+            "size": "above",
+            "gate": "tokens",
+            "timed_out": False,
+            "first_conclusion_s": float(s),
+            "check": "consistent",
+        }
+        for s in range(1, 11)
+    ] + [
+        {
+            "size": "below",
+            "gate": "not released",
+            "timed_out": True,
+            "first_conclusion_s": None,
+            "check": "INCONSISTENT",
+        }
+    ]
+    above, below = _deriver.latency_stats(rows)
+    assert (above["size"], above["gate"], above["n"], above["released"]) == (
+        "above",
+        "tokens",
+        10,
+        10,
     )
-    client = roncho.Client("http://honcho.lan:8000", "ws")
-    watch = _deriver._Watch(
-        trial=0, size=size, session="s", chars=1, bound=2400.0, client=client, latency=latency
+    assert (above["median_s"], above["min_s"], above["max_s"]) == (5.5, 1.0, 10.0)
+    assert above["p90_s"] == pytest.approx(9.1)
+    assert below["n"] == 1 and below["released"] == 0 and below["median_s"] is None
+    assert below["inconsistent"] == 1
+
+
+def test_latency_shows_the_observer_filter_missing_message_work(target: Any) -> None:
+    config = workbook.DeriverConfig(flush=False, age_gate=1800.0, token_gate=512)
+    finding = workbook.measure_latency(
+        target,
+        "wb-lat",
+        trials=1,
+        poll=0.02,
+        above_bound=CALL_TIMEOUT,
+        below_bound=0.1,
+        config=config,
     )
-    assert _deriver._gate(real, watch, 1800.0) == (gate, "inferred")
+    above = finding.tables["latency"][0]
+    assert above["gate"] == "tokens" and above["check"] == "consistent"
+    assert above["queue max (session_id=)"] >= 1 and above["queue max (observer_id=)"] == 0
+    assert "the observer_id filter misses message work" in finding.answer
+    # The emulator's default age gate is 30 minutes: the below-gate trial is unsettled.
+    below = finding.tables["latency"][1]
+    assert below["gate"] == "not released" and below["check"].startswith("unsettled")
 
 
 def test_probe_cleans_up_its_scratch_workspace_even_when_it_fails(target: Any) -> None:
@@ -248,6 +359,9 @@ def test_investigate_writes_a_dated_folder_and_never_the_key(tmp_path: Path) -> 
     for path in run.iterdir():
         assert secret not in path.read_text(encoding="utf-8", errors="replace")
     assert secret not in done.stdout + done.stderr
+    # The kernels talk over IPC sockets, so ipykernel has no plain-TCP warning to give.
+    assert "without encryption" not in done.stdout + done.stderr
+    assert (results / "ACROSS.md").read_text().count("q7_health") >= 2
 
 
 def test_import_roncho_does_not_load_the_workbook_or_pandas() -> None:
@@ -272,3 +386,308 @@ def test_workbook_itself_imports_no_third_party_module() -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True
     )
     assert out.stdout.strip() == "[]"
+
+
+class _BigSpecServer:
+    """A loopback server whose /openapi.json is larger than the old 64 KiB read cap."""
+
+    def __init__(self) -> None:
+        import http.server
+        import threading
+
+        spec = {"openapi": "3.1.0", "info": {"title": "Honcho API", "version": "3.0.12"}}
+        spec["paths"] = {f"/v3/pad/{i}": {"get": {"summary": "x" * 200}} for i in range(600)}
+        body = json.dumps(spec).encode()
+        assert len(body) > 65536
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def do_GET(self) -> None:
+                data = body if self.path == "/openapi.json" else b'{"status":"ok"}'
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            def log_message(self, *args: Any) -> None:
+                pass
+
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self.thread.start()
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+        self.thread.join(CALL_TIMEOUT)
+
+
+def test_q7_reads_the_version_of_a_large_openapi_document() -> None:
+    # 3.0.12 serves about 100 KB of OpenAPI: the answer once said "not served" for it.
+    server = _BigSpecServer()
+    try:
+        with workbook.open_target(server.url, connect_timeout=CALL_TIMEOUT) as real:
+            finding = workbook.probe_health(real)
+    finally:
+        server.close()
+    (row,) = finding.tables["answers"]
+    assert row["openapi status"] == 200
+    assert (row["info.title"], row["info.version"]) == ("Honcho API", "3.0.12")
+    assert row["server_version()"] == "3.0.12"
+    assert "info.version = 3.0.12" in finding.answer and "not served" not in finding.answer
+
+
+def test_q1_records_the_status_of_every_key_minting_call_and_never_a_key() -> None:
+    with workbook.open_target(
+        "", connect_timeout=CALL_TIMEOUT, read_timeout=CALL_TIMEOUT, emulator_options={"auth": True}
+    ) as t:
+        finding = workbook.probe_auth(t, "wb-q1")
+    mints = [c for c in finding.trace.calls if "mint" in c.step]
+    assert mints and all(c.status is not None for c in mints)
+    assert {c.status for c in mints if c.outcome == "ok"} == {200}
+    for call in finding.trace.calls:
+        assert "eyJ" not in call.body  # no JWT, minted or not, in the evidence
+    assert all(r["status"] is not None for r in finding.tables["scopes"])
+
+
+def test_q8_answer_accounts_for_every_topic() -> None:
+    from roncho.workbook._differences import summarise
+
+    rows = [
+        {"topic": "a", "agrees with": "SRC 3.0.12, OBS 3.2.0", "this server": "201"},
+        {"topic": "b", "agrees with": "OAS-3.3/docs", "this server": "200"},
+        {"topic": "scopes routes", "agrees with": "none", "this server": "404 Not Found"},
+    ]
+    text = summarise(rows)
+    assert text.startswith("1/3 topics match")
+    assert "1 show newer (3.3) behaviour: b" in text
+    assert "1 match no source: scopes routes (404 Not Found)" in text
+
+
+def _investigate() -> Any:
+    spec = importlib.util.spec_from_file_location(
+        "investigate", ROOT / "scripts" / "investigate.py"
+    )
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.parametrize(
+    ("url", "said"),
+    [
+        ("localhost:8000", "has no scheme"),
+        ("http://127.0.0.1:{port}", "ConnectError"),
+    ],
+)
+def test_investigate_refuses_an_unusable_server_in_one_line_and_writes_nothing(
+    tmp_path: Path, url: str, said: str
+) -> None:
+    results = tmp_path / "results"
+    done = subprocess.run(
+        [
+            sys.executable,
+            str(ROOT / "scripts" / "investigate.py"),
+            "--base-url",
+            url.format(port=_closed_port()),
+            "--results",
+            str(results),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=ROOT,
+    )
+    assert done.returncode == 2
+    assert done.stdout == ""
+    (line,) = done.stderr.splitlines()
+    assert said in line and "for example --base-url http://127.0.0.1:8000" in line
+    assert not results.exists()
+
+
+def test_a_failed_notebook_is_named_with_its_reason_and_adds_no_index_row(
+    tmp_path: Path, monkeypatch: Any, capsys: Any
+) -> None:
+    import papermill
+
+    investigate = _investigate()
+    results = tmp_path / "results"
+    out = results / "2026-01-02" / "emulator"
+    out.mkdir(parents=True)
+    # An answer left by an earlier run of the day must not survive a failed re-run.
+    (out / "q7_health.answer.json").write_text(
+        json.dumps(
+            {
+                "date": "2026-01-02",
+                "server": "emulator",
+                "version": "x",
+                "notebook": "q7_health",
+                "question": "Q7",
+                "answer": "stale",
+            }
+        )
+    )
+
+    def fail(source: str, output: str, **_kw: Any) -> None:
+        # As a notebook that wrote its answer and then failed in a later cell.
+        (ROOT / output).with_suffix(".answer.json").write_text("{}")
+        raise papermill.PapermillExecutionError(
+            cell_index=5,
+            exec_count=7,
+            source="x",
+            ename="ConnectError",
+            evalue="GET /health: cannot connect\nsecond line",
+            traceback=[],
+        )
+
+    monkeypatch.setattr(investigate.papermill, "execute_notebook", fail)
+    code = investigate.main(
+        ["--only", "q7_health", "--results", str(results), "--date", "2026-01-02"]
+    )
+    printed = capsys.readouterr().out
+    assert code == 1
+    assert "1 of 1 notebooks failed:" in printed
+    assert "  q7_health: cell 7: ConnectError: GET /health: cannot connect second line" in printed
+    assert not (out / "q7_health.answer.json").exists()
+    assert "q7_health" not in (results / "README.md").read_text().split("runs:start")[1]
+    assert "Notebooks that failed: q7_health" in (out / "summary.md").read_text()
+
+
+def test_runner_labels_a_run_with_the_deriver_settings_and_passes_them_on() -> None:
+    investigate = _investigate()
+    args = investigate.parse_args(
+        ["--base-url", "http://127.0.0.1:8100", "--deriver-flush", "off", "--age-gate", "20"]
+    )
+    label, given = investigate.plan(args)
+    assert label == "127.0.0.1-flush-off-age20s"
+    assert given["deriver_flush"] is False and given["age_gate_seconds"] == 20.0
+    assert given["token_gate"] == 512 and given["below_wait_bound"] == 85.0
+    label, given = investigate.plan(
+        investigate.parse_args(
+            ["--base-url", "http://h:8000", "--deriver-flush", "on", "--label", "3.0.12 source"]
+        )
+    )
+    assert label == "h-3.0.12-source-flush-on" and given["deriver_flush"] is True
+    # Told nothing, a real server is assumed to run Honcho's defaults; the folder is the host.
+    label, given = investigate.plan(investigate.parse_args(["--base-url", "http://h:8000"]))
+    assert label == "h" and given["deriver_flush"] is False
+    assert given["age_gate_seconds"] == 1800.0
+
+
+def test_a_default_emulator_run_leaves_a_fresh_clone_clean(tmp_path: Path) -> None:
+    # A copy of the tracked tree as committed; the run must add or change no tracked or
+    # untracked-but-not-ignored file (issue 11.8: emulator runs are demonstrations).
+    clone = tmp_path / "roncho"
+    listed = (
+        subprocess.run(
+            ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+            capture_output=True,
+            check=True,
+            cwd=ROOT,
+            timeout=30,
+        )
+        .stdout.decode()
+        .split("\0")
+    )
+    for name in filter(None, listed):
+        source = ROOT / name
+        if source.is_file():
+            (clone / name).parent.mkdir(parents=True, exist_ok=True)
+            (clone / name).write_bytes(source.read_bytes())
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@t", "-c", "commit.gpgsign=false"]
+    for step in (["init", "-q"], ["add", "-A"], ["commit", "-q", "-m", "clone"]):
+        subprocess.run([*git, *step], check=True, cwd=clone, timeout=60)
+    done = subprocess.run(
+        [sys.executable, "scripts/investigate.py", "--only", "q7_health"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=clone,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert list((clone / "results" / "demo").glob("*/emulator/q7_health.md"))
+    status = subprocess.run(
+        ["git", "status", "--porcelain", "--untracked-files=all"],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=clone,
+        timeout=30,
+    )
+    assert status.stdout == ""
+
+
+def test_across_page_gives_equal_behaviour_one_letter_and_a_change_another(
+    tmp_path: Path,
+) -> None:
+    from roncho.workbook._across import render_across, write_across
+
+    def run(folder: str, answer: str, version: str) -> None:
+        path = tmp_path / folder
+        path.mkdir(parents=True)
+        (path / "q6_workspace_delete.answer.json").write_text(
+            json.dumps(
+                {
+                    "notebook": "q6_workspace_delete",
+                    "question": "Q6 workspace delete",
+                    "version": version,
+                    "answer": answer,
+                }
+            )
+        )
+
+    run("2026-01-01/emulator", "409 'roncho-wb-1-aa'; gone within 0.3s.", "3.2.0-emulator")
+    run("2026-01-02/honcho", "409 'roncho-wb-2-bb'; gone within 3.51s.", "3.0.12")
+    run("2026-01-03/honcho", "202 at once; gone within 3.4s.", "3.0.12")
+    page = render_across(tmp_path)
+    assert "| [q6_workspace_delete](#q6_workspace_delete) | A | A | B |" in page
+    assert "[2026-01-03/honcho](2026-01-03/honcho/q6_workspace_delete.md) | 3.0.12 | B |" in page
+    assert write_across(tmp_path).read_text() == page  # regenerated, never edited
+
+
+def test_the_recorded_pages_match_the_recorded_runs(lab: Any, tmp_path: Path) -> None:
+    # results/README.md's run table and results/ACROSS.md are generated: a run committed
+    # without them (or an edit by hand) shows up here.
+    from roncho.workbook._across import render_across
+
+    results = ROOT / "results"
+    assert (results / "ACROSS.md").read_text(encoding="utf-8") == render_across(results)
+    copy = tmp_path / "README.md"
+    copy.write_text((results / "README.md").read_text(encoding="utf-8"), encoding="utf-8")
+    for run in results.glob("*/*/"):
+        (tmp_path / run.relative_to(results)).mkdir(parents=True, exist_ok=True)
+        for answer in run.glob("*.answer.json"):
+            (tmp_path / answer.relative_to(results)).write_bytes(answer.read_bytes())
+    lab.update_index(tmp_path)
+    assert copy.read_text(encoding="utf-8") == (results / "README.md").read_text(encoding="utf-8")
+
+
+def test_check_server_tries_the_key_before_any_notebook_runs(tmp_path: Path) -> None:
+    with workbook.open_target(
+        "", connect_timeout=CALL_TIMEOUT, read_timeout=CALL_TIMEOUT, emulator_options={"auth": True}
+    ) as t:
+        assert workbook.check_server(t.base_url, api_key=t.api_key) == ""
+        missing = workbook.check_server(t.base_url)
+        wrong = workbook.check_server(t.base_url, api_key="not-a-key")
+    assert "authentication on and no API key was given (401" in missing
+    assert "the API key given was refused (401" in wrong and "not-a-key" not in wrong
+    key_file = tmp_path / "key.txt"
+    key_file.write_text("sk-from-a-file\n")
+    investigate = _investigate()
+    args = investigate.parse_args(["--base-url", "http://h:8000", "--api-key-file", str(key_file)])
+    assert args.api_key == "sk-from-a-file"
+
+
+def test_an_inconsistent_answer_is_kept_but_fails_the_run(tmp_path: Path) -> None:
+    investigate = _investigate()
+    (tmp_path / "q3_deriver_latency.answer.json").write_text(
+        json.dumps({"notebook": "q3_deriver_latency", "answer": "x; INCONSISTENT with ..."})
+    )
+    (tmp_path / "q7_health.answer.json").write_text(
+        json.dumps({"notebook": "q7_health", "answer": "/health -> 200"})
+    )
+    ran = ["q3_deriver_latency", "q7_health", "q1_auth"]
+    assert investigate.inconsistent_answers(tmp_path, ran) == ["q3_deriver_latency"]
+    assert investigate.inconsistent_answers(tmp_path, ["q7_health"]) == []

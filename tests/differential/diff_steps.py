@@ -1,0 +1,258 @@
+"""The scripted calls of the differential, in order, over the whole v3 surface roncho and the
+emulator serve. Each runs in the run's own workspace `{W}`; later steps use ids saved by
+earlier ones. The real server runs its deriver with flush on (the kit's default)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from diff_script import Step, Wait, multipart
+
+WS = "/v3/workspaces/{W}"
+S1 = WS + "/sessions/s1"
+PEERS = {"alice": {}, "bob": {"observe_others": True}}
+SOURCE_ID_FILTERS = {
+    "contains-string": {"contains": "{C0}"},
+    "contains-list": {"contains": ["{C0}"]},
+    "bare-list": ["{C0}"],
+    "scalar": "{C0}",
+    "in": {"in": ["{C0}"]},
+    "null": None,
+}
+
+
+def _save(name: str, *path: Any) -> Any:
+    def save(body: Any, variables: dict[str, str]) -> None:
+        value = body
+        for part in path:
+            value = value[part]
+        variables[name] = str(value)
+
+    return save
+
+
+def _info_version(body: Any) -> Any:
+    """Only `info.version` of /openapi.json is the emulator's business (the rest is a stub)."""
+    return {"info": {"version": body["info"]["version"]}}
+
+
+def _search_view(body: Any) -> Any:
+    """Search ranks by full text and embeddings on the server, by keywords in the emulator:
+    which messages come back is a value; each hit's shape (metadata aside) is compared."""
+    return [{**hit, "metadata": {}} for hit in body]
+
+
+def _queue_view(body: Any) -> Any:
+    """Queue status keys its `sessions` map by internal session ids: compare the values."""
+    sessions = body.get("sessions")
+    return {**body, "sessions": list(sessions.values()) if isinstance(sessions, dict) else None}
+
+
+UPLOAD = multipart({"peer_id": "alice"}, "notes.txt", "text/plain", b"alice keeps notes in a file")
+UPLOAD_HEADERS = {"Content-Type": "multipart/form-data; boundary=roncho-differential-boundary"}
+
+STEPS: list[Step | Wait] = [
+    Step("health", "GET", "/health"),
+    Step("openapi version", "GET", "/openapi.json", view=_info_version),
+    Step("workspace create", "POST", "/v3/workspaces", {"id": "{W}", "metadata": {"k": 1}}),
+    Step("workspace get-or-create", "POST", "/v3/workspaces", {"id": "{W}"}),
+    Step("workspace bad id", "POST", "/v3/workspaces", {"id": "bad id!"}),
+    Step("workspace list by id", "POST", "/v3/workspaces/list", {"filters": {"id": "{W}"}}),
+    Step("workspace update", "PUT", WS, {"metadata": {"k": 2}}),
+    Step("peer create", "POST", WS + "/peers", {"id": "alice", "metadata": {"role": "user"}}),
+    Step("peer get-or-create", "POST", WS + "/peers", {"id": "alice"}),
+    Step("peer bob", "POST", WS + "/peers", {"id": "bob"}),
+    Step("peer list", "POST", WS + "/peers/list", {}),
+    Step(
+        "peer list filter", "POST", WS + "/peers/list", {"filters": {"metadata": {"role": "user"}}}
+    ),
+    Step("peer list bad key", "POST", WS + "/peers/list", {"filters": {"nope": 1}}),
+    Step("peer update", "PUT", WS + "/peers/alice", {"metadata": {"role": "admin"}}),
+    Step("session create", "POST", WS + "/sessions", {"id": "s1", "peers": PEERS}),
+    Step("session get-or-create", "POST", WS + "/sessions", {"id": "s1"}),
+    Step("session s2", "POST", WS + "/sessions", {"id": "s2", "peers": PEERS}),
+    Step("session list", "POST", WS + "/sessions/list", {}),
+    Step("session update", "PUT", S1, {"metadata": {"topic": "tea"}}),
+    Step("session peers add", "POST", S1 + "/peers", {"carol": {}}),
+    Step("session peers list", "GET", S1 + "/peers"),
+    Step("session peers remove", "DELETE", S1 + "/peers", ["carol"]),
+    Step("peer config get", "GET", S1 + "/peers/bob/config"),
+    Step("peer config put", "PUT", S1 + "/peers/alice/config", {"observe_me": True}),
+    Step("peer config missing", "GET", S1 + "/peers/nobody/config"),
+    Step("peer sessions", "POST", WS + "/peers/alice/sessions", {}),
+    Step(
+        "messages create",
+        "POST",
+        S1 + "/messages",
+        {
+            "messages": [
+                {"peer_id": "alice", "content": "I like green tea", "metadata": {"n": 1}},
+                {"peer_id": "bob", "content": "Tea is nice", "metadata": {"n": 2}},
+                {"peer_id": "alice", "content": "Rain makes me sad", "metadata": {"n": 3}},
+            ]
+        },
+        save=_save("M0", 0, "id"),
+    ),
+    Step(
+        "messages s2",
+        "POST",
+        WS + "/sessions/s2/messages",
+        {"messages": [{"peer_id": "alice", "content": "In s2 I drink coffee"}]},
+    ),
+    Step("messages empty batch", "POST", S1 + "/messages", {"messages": []}),
+    Step("messages list", "POST", S1 + "/messages/list?size=2&page=1", {}),
+    Step("messages list reverse", "POST", S1 + "/messages/list?reverse=true", {}),
+    Step("messages list size 101", "POST", S1 + "/messages/list?size=101", {}),
+    Step(
+        "messages list filter",
+        "POST",
+        S1 + "/messages/list",
+        {"filters": {"metadata": {"n": {"gte": 2}}, "peer_id": "alice"}},
+    ),
+    Step("messages list filter id", "POST", S1 + "/messages/list", {"filters": {"id": "x"}}),
+    Step("message get", "GET", S1 + "/messages/{M0}"),
+    Step("message get missing", "GET", S1 + "/messages/nope"),
+    Step("message update", "PUT", S1 + "/messages/{M0}", {"metadata": {"edited": True}}),
+    Step("message delete", "DELETE", S1 + "/messages/{M0}"),
+    Step(
+        "search workspace", "POST", WS + "/search", {"query": "tea", "limit": 5}, view=_search_view
+    ),
+    Step("search peer", "POST", WS + "/peers/alice/search", {"query": "tea"}, view=_search_view),
+    Step("search session", "POST", S1 + "/search", {"query": "tea"}, view=_search_view),
+    Step("search limit 0", "POST", WS + "/search", {"query": "tea", "limit": 0}),
+    Step(
+        "conclusions create",
+        "POST",
+        WS + "/conclusions",
+        {
+            "conclusions": [
+                {
+                    "content": "alice likes tea",
+                    "observer_id": "bob",
+                    "observed_id": "alice",
+                    "session_id": "s1",
+                },
+                {"content": "alice dislikes rain", "observer_id": "bob", "observed_id": "alice"},
+            ]
+        },
+        save=_save("C0", 0, "id"),
+    ),
+    Step("conclusions list", "POST", WS + "/conclusions/list", {}),
+    *[
+        Step(
+            f"conclusions filter source_ids {label}",
+            "POST",
+            WS + "/conclusions/list",
+            {"filters": {"source_ids": value}},
+        )
+        for label, value in SOURCE_ID_FILTERS.items()
+    ],
+    Step(
+        "conclusions filter level",
+        "POST",
+        WS + "/conclusions/list",
+        {"filters": {"level": "explicit", "observer_id": "bob"}},
+    ),
+    Step(
+        "conclusions query",
+        "POST",
+        WS + "/conclusions/query",
+        {"query": "tea", "filters": {"observer_id": "bob", "observed_id": "alice"}},
+    ),
+    Step("conclusions query no observer", "POST", WS + "/conclusions/query", {"query": "tea"}),
+    Step("conclusion get", "GET", WS + "/conclusions/{C0}"),
+    Step("conclusion delete", "DELETE", WS + "/conclusions/{C0}"),
+    Step("conclusion delete again", "DELETE", WS + "/conclusions/{C0}"),
+    Wait(),
+    Step("queue status", "GET", WS + "/queue/status", view=_queue_view),
+    Step("queue status session", "GET", WS + "/queue/status?session_id=s1"),
+    Step("queue status observer", "GET", WS + "/queue/status?observer_id=bob", view=_queue_view),
+    Step("card put", "PUT", WS + "/peers/bob/card?target=alice", {"peer_card": ["likes tea"]}),
+    Step("card get", "GET", WS + "/peers/bob/card?target=alice"),
+    Step("card get none", "GET", WS + "/peers/alice/card"),
+    Step("peer context", "GET", WS + "/peers/bob/context?target=alice"),
+    Step("peer context missing", "GET", WS + "/peers/nobody/context"),
+    Step("peer context missing target", "GET", WS + "/peers/bob/context?target=nobody"),
+    Step("representation", "POST", WS + "/peers/bob/representation", {"target": "alice"}),
+    Step(
+        "representation allowlist",
+        "POST",
+        WS + "/peers/bob/representation",
+        {"target": "alice", "filters": {"session_id": ["s1"]}},
+    ),
+    Step("representation missing peer", "POST", WS + "/peers/nobody/representation", {}),
+    Step(
+        "representation missing target",
+        "POST",
+        WS + "/peers/bob/representation",
+        {"target": "nobody"},
+    ),
+    Step(
+        "representation missing session",
+        "POST",
+        WS + "/peers/bob/representation",
+        {"session_id": "nope"},
+    ),
+    Step(
+        "representation bad filter",
+        "POST",
+        WS + "/peers/bob/representation",
+        {"target": "alice", "filters": {"peer_id": "x"}},
+    ),
+    Step("session context", "GET", S1 + "/context"),
+    Step("session context target", "GET", S1 + "/context?peer_target=alice&peer_perspective=bob"),
+    Step(
+        "session context allowlist",
+        "GET",
+        S1 + "/context?peer_target=alice&peer_perspective=bob&sessions=s1&sessions=s2",
+    ),
+    Step(
+        "session context limit_to_session",
+        "GET",
+        S1 + "/context?peer_target=alice&peer_perspective=bob&limit_to_session=true",
+    ),
+    Step("session context not in sessions", "GET", S1 + "/context?peer_target=alice&sessions=s2"),
+    Step(
+        "session context both",
+        "GET",
+        S1 + "/context?peer_target=alice&sessions=s1&limit_to_session=true",
+    ),
+    Step("session context search_top_k 0", "GET", S1 + "/context?search_top_k=0"),
+    Step("session summaries", "GET", S1 + "/summaries"),
+    Step("chat", "POST", WS + "/peers/bob/chat", {"query": "what does alice like?"}),
+    Step(
+        "chat include_evidence",
+        "POST",
+        WS + "/peers/bob/chat",
+        {"query": "what does alice like?", "include_evidence": True},
+    ),
+    Step(
+        "chat stream",
+        "POST",
+        WS + "/peers/bob/chat",
+        {"query": "what does alice like?", "stream": True},
+        sse=True,
+    ),
+    Step("chat missing target", "POST", WS + "/peers/bob/chat", {"query": "x", "target": "nobody"}),
+    Step("chat empty query", "POST", WS + "/peers/bob/chat", {"query": ""}),
+    Step("workspace chat", "POST", WS + "/chat", {"query": "hello"}),
+    Step("clone", "POST", S1 + "/clone"),
+    Step("clone missing", "POST", WS + "/sessions/nope/clone"),
+    Step("upload", "POST", S1 + "/messages/upload", raw=UPLOAD, headers=UPLOAD_HEADERS),
+    Step("upload json body", "POST", S1 + "/messages/upload", {"peer_id": "alice"}),
+    Step("scope create", "POST", WS + "/scopes", {"id": "sc1"}),
+    Step("scope get-or-create", "POST", WS + "/scopes", {"id": "sc1"}),
+    Step("scope list", "POST", WS + "/scopes/list", {}),
+    Step("scope get", "GET", WS + "/scopes/sc1"),
+    Step("scope add sessions", "POST", WS + "/scopes/sc1/sessions", {"session_ids": ["s1"]}),
+    Step("scope sessions", "POST", WS + "/scopes/sc1/sessions/list", {}),
+    Step("scope remove session", "DELETE", WS + "/scopes/sc1/sessions/s1"),
+    Step("scope missing", "GET", WS + "/scopes/nope"),
+    Step(
+        "schedule dream", "POST", WS + "/schedule_dream", {"observer": "bob", "dream_type": "omni"}
+    ),
+    Step("keys with auth off", "POST", "/v3/keys?workspace_id={W}"),
+    Step("workspace delete with sessions", "DELETE", WS),
+    Step("session delete", "DELETE", WS + "/sessions/s2"),
+    Step("session delete again", "DELETE", WS + "/sessions/s2"),
+]

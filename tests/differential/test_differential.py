@@ -1,0 +1,152 @@
+"""The emulator held against a real Honcho: the same scripted calls, outcome by outcome.
+
+- `test_emulator_matches_real_server`: with `RONCHO_LIVE_URL` (and `RONCHO_LIVE_KEY` when the
+  server has auth on), runs `steps.STEPS` against that server and against a FakeHoncho that
+  imitates the version the server reports (`/openapi.json` info.version), and compares status,
+  content type, body shape and string error details. With `RONCHO_DIFF_RECORD=1` it also writes
+  the real server's outcomes to `recorded/<version>.json`.
+- `test_emulator_matches_recording`: without a server, holds the emulator against every
+  recorded real run (cheap: part of the README test command).
+
+Differences that are deliberate (values the emulator cannot have, or a version difference the
+profile does not cover) are listed in `KNOWN_DIFFERENCES` and in docs/emulator-profiles.md;
+any other difference fails the test.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import json
+import os
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import pytest
+from diff_script import Outcome, Run, Step, Wait, cleanup
+from diff_steps import STEPS
+
+from roncho.testing import PROFILES, FakeHoncho
+
+RECORDED = Path(__file__).resolve().parent / "recorded"
+DOCS = Path(__file__).resolve().parents[2] / "docs" / "emulator-profiles.md"
+
+# step -> why its outcome may differ from the real server's (kept in step with the docs page).
+KNOWN_DIFFERENCES: dict[str, str] = {}
+
+
+def run_script(run: Run) -> list[Outcome]:
+    """Every step against one server, then its workspace deleted (also on failure)."""
+    outcomes: list[Outcome] = []
+    try:
+        for step in STEPS:
+            outcomes.append(step.run(run))
+    finally:
+        cleanup(run)
+    return outcomes
+
+
+def compare(expected: list[Outcome], got: list[Outcome]) -> list[str]:
+    """Every unexpected difference, one line per step (known ones left out)."""
+    problems = []
+    assert [o.step for o in expected] == [o.step for o in got], "the scripts differ"
+    for want, have in zip(expected, got, strict=True):
+        found = want.differences(have)
+        if found and want.step not in KNOWN_DIFFERENCES:
+            problems.append(f"{want.step}: " + "; ".join(found) + " (real != emulator)")
+    return problems
+
+
+def _loopback_url() -> str | None:
+    url = os.environ.get("RONCHO_LIVE_URL")
+    if not url:
+        return None
+    host = urlsplit(url).hostname or ""
+    try:
+        loopback = ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        loopback = host == "localhost"
+    if not loopback:
+        pytest.fail(f"RONCHO_LIVE_URL must point at loopback for tests, got {host!r}")
+    return url
+
+
+def server_version(run: Run) -> str:
+    status, _, body = run.request("GET", "/openapi.json")
+    assert status == 200, f"GET /openapi.json answered {status}"
+    version = str(json.loads(body)["info"]["version"])
+    if version not in PROFILES:
+        pytest.fail(f"the server reports {version!r}; FakeHoncho imitates only {sorted(PROFILES)}")
+    return version
+
+
+def emulator_outcomes(version: str, *, auth: bool) -> list[Outcome]:
+    with FakeHoncho(version=version, flush=True, auth=auth) as fake:
+        return run_script(Run(fake.url, fake.admin_key if auth else None))
+
+
+@pytest.mark.timeout(600)
+def test_emulator_matches_real_server() -> None:
+    url = _loopback_url()
+    if url is None:
+        pytest.skip(
+            "RONCHO_LIVE_URL is not set: no real server to compare with (the emulator is "
+            "still held against the recorded real runs in test_emulator_matches_recording)"
+        )
+    key = os.environ.get("RONCHO_LIVE_KEY") or None
+    real_run = Run(url, key)
+    version = server_version(real_run)
+    real = run_script(real_run)
+    if os.environ.get("RONCHO_DIFF_RECORD") == "1" and key is None:
+        RECORDED.mkdir(exist_ok=True)
+        (RECORDED / f"{version}.json").write_text(
+            json.dumps([o.to_json() for o in real], indent=1, sort_keys=True) + "\n",
+            encoding="utf-8",
+        )
+    problems = compare(real, emulator_outcomes(version, auth=key is not None))
+    assert not problems, "emulator differs from the real server:\n" + "\n".join(problems)
+
+
+def _recordings() -> list[Path]:
+    return sorted(RECORDED.glob("*.json"))
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize("recording", _recordings(), ids=lambda p: p.stem)
+def test_emulator_matches_recording(recording: Path) -> None:
+    expected = [Outcome.from_json(o) for o in json.loads(recording.read_text(encoding="utf-8"))]
+    if [o.step for o in expected] != [s.name for s in STEPS]:
+        pytest.fail(
+            f"{recording.name} was recorded from another script; re-record it with "
+            "RONCHO_DIFF_RECORD=1 against a real server of that version"
+        )
+    problems = compare(expected, emulator_outcomes(recording.stem, auth=False))
+    assert not problems, "emulator differs from the recorded real run:\n" + "\n".join(problems)
+
+
+def test_there_is_a_recording_per_real_profile() -> None:
+    assert "3.0.12" in {p.stem for p in _recordings()}
+
+
+def test_known_differences_are_documented() -> None:
+    text = DOCS.read_text(encoding="utf-8")
+    missing = [step for step in KNOWN_DIFFERENCES if f"`{step}`" not in text]
+    assert not missing, f"docs/emulator-profiles.md does not list: {missing}"
+
+
+def test_step_names_are_unique() -> None:
+    names = [s.name for s in STEPS]
+    assert len(names) == len(set(names))
+    assert all(isinstance(s, Step | Wait) for s in STEPS)
+
+
+@pytest.mark.timeout(120)
+def test_the_comparison_has_teeth() -> None:
+    """The 3.2.0 profile held against the 3.0.12 record must be flagged where they differ."""
+    expected = [
+        Outcome.from_json(o)
+        for o in json.loads((RECORDED / "3.0.12.json").read_text(encoding="utf-8"))
+    ]
+    flagged = {
+        line.split(":")[0] for line in compare(expected, emulator_outcomes("3.2.0", auth=False))
+    }
+    assert {"conclusions create", "conclusions list", "workspace chat"} <= flagged
