@@ -3,12 +3,14 @@
 # and on, every notebook, the deriver's gates with batching on, the emulator-versus-server
 # differential and the SDK conformance run (each where present).
 #
-#   bash scripts/test-real.sh [--record DIR] [--results DIR]
+#   bash scripts/test-real.sh [--record DIR] [--results DIR] [--deriver-flush on|off]
+#                             [--age-gate SECONDS]
 #
 # Which server:
 # - RONCHO_LIVE_URL set (RONCHO_LIVE_KEY optional): that server, as it is. Nothing is set up,
 #   started, restarted or stopped; the deriver-gates stage is skipped (it must restart the
-#   deriver).
+#   deriver). --deriver-flush and --age-gate tell the notebooks how that server's deriver is
+#   set (else they assume Honcho's defaults: flush off, age gate 1800 s).
 # - else, where the kit ../shared/real-honcho exists beside the checkout (REAL_HONCHO_KIT
 #   overrides): its setup.sh and start.sh, in REAL_HONCHO_DIR as the kit resolves it. What
 #   this script started, it stops on exit (also on failure or Ctrl-C); a server that was
@@ -17,18 +19,21 @@
 #
 # --record DIR writes the live suite's observations (docs/observations format) into DIR,
 # labelled after the version the server reports. Notebook results go to a temporary folder,
-# removed at the end, so the working tree is unchanged; --results DIR keeps them in DIR
-# (auth-off/, auth-on/, batching/). One verdict line per stage; exit 1 if any stage failed.
+# removed at the end, so the working tree is unchanged; --results DIR keeps them in DIR as
+# dated runs whose folder names say the server and its deriver settings (--results results:
+# the workbook's record). One verdict line per stage; exit 1 if any stage failed.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 ROOT="$(pwd)"
 
 RECORD=""
 RESULTS=""
+GIVEN_DERIVER=()
 while [ $# -gt 0 ]; do
     case "$1" in
         --record) RECORD="$(mkdir -p "$2" && cd "$2" && pwd)" || exit 2; shift 2 ;;
         --results) RESULTS="$(mkdir -p "$2" && cd "$2" && pwd)" || exit 2; shift 2 ;;
+        --deriver-flush|--age-gate) GIVEN_DERIVER+=("$1" "$2"); shift 2 ;;
         -h|--help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0 ;;
         *) echo "test-real.sh: unknown argument $1" >&2; exit 2 ;;
     esac
@@ -186,21 +191,16 @@ else
         "$NOTE; with a key"
 fi
 
-# The Q3 notebooks are told how the kit's deriver is set, where the runner takes it (helper C2's
-# --deriver-flush/--age-gate/--label); a given server's settings are unknown here.
-runner_has() { "$PY" scripts/investigate.py --help 2>/dev/null | grep -q -- "$1"; }
-FLUSH_ON_FLAGS=()
-AUTH_ON_FLAGS=()
-BATCHING_FLAGS=(--below-wait-bound $(( AGE_GATE * 4 )))
-BATCHING_NOTE=", Q3 not told the deriver's settings: this runner has no --deriver-flush"
-if [ "$MODE" = kit ] && runner_has --deriver-flush; then
-    FLUSH_ON_FLAGS=(--deriver-flush on --label "$LABEL")
-    AUTH_ON_FLAGS=(--deriver-flush on --label "$LABEL-auth")
-    BATCHING_FLAGS=(--deriver-flush off --age-gate "$AGE_GATE" --label "$LABEL")
-    BATCHING_NOTE=""
-fi
+# The notebooks are told how the deriver is set (Q3 checks every release against it) and
+# name their run folders after the server: the kit's settings are known here; a given
+# server's come from --deriver-flush/--age-gate. The label says what the server was.
+NB_LABEL="$LABEL$([ "$MODE" = kit ] && echo -stub-llm)"
+FLUSH_ON_FLAGS=(--deriver-flush on --label "$NB_LABEL")
+AUTH_ON_FLAGS=(--deriver-flush on --label "$NB_LABEL-auth")
+BATCHING_FLAGS=(--deriver-flush off --age-gate "$AGE_GATE" --label "$NB_LABEL")
+GIVEN_FLAGS=(--label "$NB_LABEL" "${GIVEN_DERIVER[@]}")
 
-# -- every notebook (results into $TMP: the tree is unchanged) -------------------------------
+# -- every notebook (results into $OUT, by default a temporary folder) -------------------
 notebooks() { # url key results [investigate.py flags...]
     local url=$1 key=$2 results=$3; shift 3
     local keyflag=()
@@ -208,12 +208,12 @@ notebooks() { # url key results [investigate.py flags...]
     "$PY" scripts/investigate.py --base-url "$url" "${keyflag[@]}" --results "$results" "$@"
 }
 if [ "$MODE" = kit ]; then
-    stage "notebooks, auth off" notebooks "$URL" "" "$OUT/auth-off" "${FLUSH_ON_FLAGS[@]}"
+    stage "notebooks, auth off" notebooks "$URL" "" "$OUT" "${FLUSH_ON_FLAGS[@]}"
     # Q1 is the question about keys: it is answered again where keys are required.
-    stage "notebooks, auth on (q1_auth)" notebooks "$AUTH_URL" "$ADMIN_KEY" "$OUT/auth-on" \
+    stage "notebooks, auth on (q1_auth)" notebooks "$AUTH_URL" "$ADMIN_KEY" "$OUT" \
         --only q1_auth "${AUTH_ON_FLAGS[@]}"
 else
-    stage "notebooks" notebooks "$URL" "$ADMIN_KEY" "$OUT/auth-off"
+    stage "notebooks" notebooks "$URL" "$ADMIN_KEY" "$OUT" "${GIVEN_FLAGS[@]}"
 fi
 
 # -- the deriver's gates: batching on (flush off), a lowered age gate ----------------------
@@ -228,13 +228,13 @@ deriver_gates() {
         && mv "$RH_DIR/extra.env.new" "$RH_DIR/extra.env" || return 1
     HONCHO_DERIVER_FLUSH=0 bash "$KIT/start.sh" --restart-deriver "$RH_DIR" >/dev/null || return 1
     local rc=0
-    notebooks "$URL" "" "$OUT/batching" --only q3_deriver_latency q3_derivation_switches \
+    notebooks "$URL" "" "$OUT" --only q3_deriver_latency q3_derivation_switches \
         "${BATCHING_FLAGS[@]}" || rc=$?
     restore_deriver yes || rc=1   # the server stays up for the stages below: flush on again
     return "$rc"
 }
 if [ "$MODE" = kit ] && [ "$OWNED" = 1 ]; then
-    stage "deriver gates (flush off, age gate ${AGE_GATE} s${BATCHING_NOTE})" deriver_gates
+    stage "deriver gates (flush off, age gate ${AGE_GATE} s)" deriver_gates
 elif [ "$MODE" = kit ]; then
     skip "deriver gates" "the server was already running before this script: its deriver is not restarted"
 else
