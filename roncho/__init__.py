@@ -6,8 +6,6 @@ touches no file and imports neither asyncio nor ssl (ssl loads only for an https
 
 from __future__ import annotations
 
-__version__ = "0.1.0"
-
 from ._client import Client
 from ._errors import (
     ConfigError,
@@ -48,6 +46,7 @@ from ._models import (
 )
 from ._scratch import ScratchCleanupError, scratch_workspace
 from ._stream import ChatStream
+from ._version import __version__
 
 __all__ = [
     "ChatAnswer",

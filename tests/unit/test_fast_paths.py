@@ -11,9 +11,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from roncho import ConfigError, DecodeError, Message
+from roncho._checks import check_json, check_metadata
+from roncho._exchange import Response
 from roncho._http import ResponseHead
-from roncho._models import check_json, check_metadata
-from roncho._transport import Response
 
 FIELDS = (
     "id",
