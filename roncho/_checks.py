@@ -161,8 +161,6 @@ def check_reasoning_config(value: object, what: str) -> JSON:
     return value
 
 
-
-
 def finite(value: float, what: str, low: float, high: float) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
         raise ConfigError(f"{what} must be a finite number")

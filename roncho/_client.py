@@ -32,9 +32,7 @@ T = TypeVar("T")
 
 def _op(build: Callable[Concatenate[ops.Scope, P], Call[T]]) -> Callable[Concatenate[Client, P], T]:
     def method(self: Client, /, *args: P.args, **kwargs: P.kwargs) -> T:
-        connection, exchange = self._exchange(build(self._scope, *args, **kwargs))
-        connection.close()
-        return exchange.result()
+        return self._run(build(self._scope, *args, **kwargs))
 
     return method_from(build, method)
 
@@ -151,6 +149,12 @@ class Client(ClientCore):
             page += 1
 
     # -- the executor --------------------------------------------------------------------------
+    def _run(self, call: Call[T]) -> T:
+        """One whole call: its result, or the error its answer means."""
+        connection, exchange = self._exchange(call)
+        connection.close()
+        return exchange.result()
+
     def _exchange(self, call: Call[T]) -> tuple[Connection, Exchange[T]]:
         """Connect, send, and read until the exchange needs no more (a stream: its head)."""
         total = self._admit(call)

@@ -620,4 +620,3 @@ class ConclusionCreate:
         if self.session_id is not None:
             body["session_id"] = check_id(self.session_id, f"{where}.session_id")
         return body
-

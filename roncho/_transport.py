@@ -114,10 +114,11 @@ class Connection:
     def _timeout_error(self, by_deadline: bool, doing: str) -> RonchoError:
         if by_deadline:
             return self._clock.expired(self._what, doing, self.request_sent)
-        return ReadTimeout(
-            f"{self._what}: no bytes for {self._limits.read_timeout} s while {doing}",
-            request_sent=self.request_sent,
-        )
+        return idle_timeout(self._what, self._limits.read_timeout, doing, self.request_sent)
+
+
+def idle_timeout(what: str, seconds: float, doing: str, request_sent: bool) -> ReadTimeout:
+    return ReadTimeout(f"{what}: no bytes for {seconds} s while {doing}", request_sent=request_sent)
 
 
 def _connect(

@@ -38,6 +38,7 @@ from live_data import (
 from live_recorder import Recorder
 
 import roncho
+from roncho._exchange import Call, nothing
 
 # -- O13 health and version ------------------------------------------------------------------
 
@@ -262,11 +263,14 @@ def test_o9_list_query_and_delete_conclusions(world: World, recorder: Recorder) 
 def test_o9_query_without_observer_is_422(world: World, recorder: Recorder) -> None:
     """roncho refuses to send this query, so the raw call shows what the server says."""
     with pytest.raises(roncho.StatusError) as caught:
-        world.client._call(
-            "query_conclusions_unscoped",
-            "POST",
-            world.client._ws("conclusions", "query"),
-            body={"query": "peanuts"},
+        world.client._run(
+            Call(
+                "query_conclusions_unscoped",
+                "POST",
+                world.client._scope.ws("conclusions", "query"),
+                nothing,
+                body={"query": "peanuts"},
+            )
         )
     assert caught.value.status == 422
     assert isinstance(caught.value.detail, str)
