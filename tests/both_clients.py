@@ -78,7 +78,12 @@ class BlockingStream:
 class BlockingAsync:
     """roncho.Client's surface, served by an AsyncClient."""
 
-    loop: Loop  # set by the fixture
+    loop: Loop  # set by the fixture (or by on_loop)
+
+    @classmethod
+    def on_loop(cls, loop: Loop) -> type[BlockingAsync]:
+        """This facade bound to ``loop``: a class that stands in for roncho.Client."""
+        return type(cls.__name__, (cls,), {"loop": loop})
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         object.__setattr__(self, "_client", AsyncClient(*args, **kwargs))

@@ -32,6 +32,7 @@ import roncho
 from roncho import _chat as chat_module
 from roncho import _client as client_module
 from roncho import _exchange as exchange_module
+from roncho.aio import AsyncClient
 
 SCHEMA_VERSION = 1
 # Path segments that are route words, never ids (reference §3).
@@ -194,11 +195,12 @@ class Recorder:
     def install(self) -> Iterator[Recorder]:
         """Wrap the client's executor for the duration of the block (class-level patch)."""
         original_exchange = client_module.Client._exchange
+        original_async_exchange = AsyncClient._exchange
         original_result = exchange_module.Exchange.result
         original_take = chat_module.ChatDecoder._take_event
         recorder = self
 
-        def _exchange(self: roncho.Client, request: Any) -> Any:
+        def _begin(request: Any) -> Call:
             call = Call(
                 op=request.op,
                 method=request.method,
@@ -210,15 +212,32 @@ class Recorder:
             with recorder._lock:
                 recorder.calls.append(call)
             recorder._local.current = call
+            return call
+
+        def _headed(call: Call, exchange: Any) -> None:
+            call.status = exchange.head.status
+            call.content_type = exchange.head.get("content-type")
+            call.head_seconds = time.perf_counter() - call.started
+
+        def _exchange(self: roncho.Client, request: Any) -> Any:
+            call = _begin(request)
             try:
                 result = original_exchange(self, request)
             except roncho.RonchoError as exc:
                 call.error = type(exc).__name__
                 raise
-            head = result[1].head
-            call.status = head.status
-            call.content_type = head.get("content-type")
-            call.head_seconds = time.perf_counter() - call.started
+            _headed(call, result[1])
+            return result
+
+        async def _async_exchange(self: AsyncClient, request: Any) -> Any:
+            # The facade runs each call in one loop thread: the thread-local is that thread's.
+            call = _begin(request)
+            try:
+                result = await original_async_exchange(self, request)
+            except roncho.RonchoError as exc:
+                call.error = type(exc).__name__
+                raise
+            _headed(call, result[1])
             return result
 
         def _result(self: Any) -> Any:
@@ -249,12 +268,14 @@ class Recorder:
             return bool(original_take(self, data))
 
         client_module.Client._exchange = _exchange  # type: ignore[method-assign]
+        AsyncClient._exchange = _async_exchange  # type: ignore[method-assign]
         exchange_module.Exchange.result = _result  # type: ignore[method-assign]
         chat_module.ChatDecoder._take_event = _take_event  # type: ignore[method-assign]
         try:
             yield self
         finally:
             client_module.Client._exchange = original_exchange  # type: ignore[method-assign]
+            AsyncClient._exchange = original_async_exchange  # type: ignore[method-assign]
             exchange_module.Exchange.result = original_result  # type: ignore[method-assign]
             chat_module.ChatDecoder._take_event = original_take  # type: ignore[method-assign]
 
