@@ -7,7 +7,6 @@ each the operation's own signature and docstring, with ``self`` in place of the 
 
 from __future__ import annotations
 
-import inspect
 import json
 from collections.abc import Callable
 from typing import Any, Final, TypeVar
@@ -225,22 +224,11 @@ def encode_json(body: object) -> bytes:
     )
 
 
-def method_from(build: Callable[..., Any], method: F, returns: str | None = None) -> F:
-    """Give ``method`` the name, docstring and signature of the operation ``build``.
-
-    The signature is the operation's with ``self`` in place of its scope, and the return
-    annotation the operation's result (``Call[Peer]`` becomes ``Peer``), or ``returns``.
-    """
-    signature = inspect.signature(build)
-    params = list(signature.parameters.values())
-    result = returns or str(signature.return_annotation).removeprefix("Call[")[:-1]
+def method_from(build: Callable[..., Any], method: F) -> F:
+    """Give ``method`` the name and docstring of the operation ``build``, and point
+    ``__wrapped__`` at it, so ``inspect.signature`` of a bound method shows the operation's
+    parameters (its scope dropped as ``self`` is). Nothing is computed at import."""
     method.__name__ = method.__qualname__ = build.__name__
     method.__doc__ = build.__doc__
-    method.__signature__ = signature.replace(  # type: ignore[attr-defined]
-        parameters=[
-            inspect.Parameter("self", inspect.Parameter.POSITIONAL_OR_KEYWORD),
-            *params[1:],
-        ],
-        return_annotation=result,
-    )
+    method.__wrapped__ = build  # type: ignore[attr-defined]
     return method

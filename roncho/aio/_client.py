@@ -48,7 +48,7 @@ def _stream(
             exchange.result()
         return AsyncChatStream(connection, exchange)
 
-    return method_from(build, method, "AsyncChatStream")
+    return method_from(build, method)
 
 
 class AsyncClient(ClientCore):

@@ -137,3 +137,34 @@ def test_import_probe_would_notice_an_environment_read() -> None:
     assert result.returncode == 0, result.stderr
     reads = json.loads(result.stdout)["environ"]
     assert [what for what, _caller in reads] == ["get HOME"]
+
+
+def test_import_roncho_aio_loads_asyncio_but_no_ssl_thread_or_environment() -> None:
+    """``import roncho.aio`` is where asyncio comes in; an http:// AsyncClient makes no TLS
+    context, starts no thread and reads no environment. (asyncio itself imports ssl when
+    it is imported, so for roncho.aio "ssl only for https" means no TLS context, no
+    handshake, for http.)"""
+    probe = _PROBE.replace(
+        'if MODE == "client":',
+        'import roncho.aio\n'
+        'aio = roncho.aio.AsyncClient("http://127.0.0.1:9", "ws", api_key="k")\n'
+        "repr(aio)\n"
+        "assert aio._tls is None\n"
+        "aio.close()\n"
+        'if MODE == "client":',
+    )
+    result = subprocess.run(
+        [sys.executable, "-I", "-c", "MODE = 'import'\n" + probe],
+        capture_output=True,
+        text=True,
+        timeout=SUBPROCESS_TIMEOUT,
+        cwd="/",
+    )
+    assert result.returncode == 0, result.stderr
+    report = json.loads(result.stdout)
+    modules = set(report["new_modules"])
+    assert "asyncio" in modules and "roncho.aio" in modules
+    assert "concurrent.futures.thread" not in modules  # no executor, so no thread pool
+    assert report["threads"] == 1, report["thread_names"]
+    assert report["environ"] == []
+    assert report["bad_opens"] == []
