@@ -247,3 +247,27 @@ def reasoning_level(value: str) -> str:
     if value not in REASONING_LEVELS:
         raise ConfigError(f"reasoning_level must be one of {', '.join(REASONING_LEVELS)}")
     return value
+
+
+def peer_map(peers: Mapping[str, Any] | None) -> dict[str, Any] | None:
+    """get_or_create_session's ``peers``: peer ids to SessionPeerConfig, a dict or None."""
+    from ._models import SessionPeerConfig  # models import these checks; not the reverse
+
+    if peers is None:
+        return None
+    if not isinstance(peers, Mapping):
+        raise ConfigError("peers must map peer ids to SessionPeerConfig (or None)")
+    result: dict[str, Any] = {}
+    for peer_id, config in peers.items():
+        check_id(peer_id, "peers key")
+        if config is None:
+            config = SessionPeerConfig()
+        elif isinstance(config, Mapping):
+            unknown = set(config) - {"observe_me", "observe_others"}
+            if unknown:
+                raise ConfigError(f"peers[{peer_id!r}] has unknown keys {sorted(unknown)}")
+            config = SessionPeerConfig(**dict(config))
+        elif not isinstance(config, SessionPeerConfig):
+            raise ConfigError(f"peers[{peer_id!r}] must be a SessionPeerConfig or a dict")
+        result[peer_id] = config.to_json()
+    return result

@@ -15,9 +15,16 @@ from urllib.parse import quote
 
 from ._chat import ChatDecoder
 from ._config import Endpoint
-from ._errors import DecodeError, RedirectError, RonchoError, StatusError, status_error
+from ._errors import (
+    DecodeError,
+    ProtocolError,
+    RedirectError,
+    RonchoError,
+    StatusError,
+    status_error,
+)
 from ._http import BodyData, ResponseEnd, ResponseHead, ResponseParser, build_request
-from ._models import parse_json
+from ._models import ChatChunk, parse_json
 from ._version import __version__
 
 T = TypeVar("T")
@@ -175,11 +182,30 @@ class Exchange(Generic[T]):
             if self.chat is not None:
                 self.chat.end()
 
-    def stopped(self, error: RonchoError) -> None:
-        """The connection failed while reading: only a failing answer may end this way."""
-        if not self.failing:
-            raise error
-        self.ended = True
+    def next_chunk(self, closed: bool) -> ChatChunk | None:
+        """A stream's next chunk, or None when bytes must be read first (``feed``).
+
+        Raises StopIteration once the final chunk has been handed out, and ProtocolError
+        when the stream was ``closed`` before its final event (a cut answer never passes
+        as a whole one).
+        """
+        chat = self.chat
+        assert chat is not None
+        while (chunk := chat.pop()) is None:
+            if chat.finished:
+                raise StopIteration
+            if closed:
+                raise ProtocolError(
+                    f"{self.call.op}: the stream was closed before its final event",
+                    request_sent=True,
+                )
+            if not self.streaming:
+                self.start_stream()
+            elif self.starved:
+                return None
+            else:
+                self.pump()
+        return chunk
 
     def result(self) -> T:
         """The decoded answer, or the error the answer means."""
