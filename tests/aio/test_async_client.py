@@ -244,3 +244,14 @@ def test_memoryd_flow_through_the_async_client_against_the_emulator() -> None:
     with FakeHoncho(flush=True) as fake:
         run(flow(fake.url))
     gc.collect()
+
+
+def test_the_readme_async_example_runs_against_the_emulator() -> None:
+    """The README's AsyncClient example, with the emulator's URL in place of the server's."""
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    blocks = [b for b in readme.split("```python\n")[1:] if "roncho.aio" in b.split("```")[0]]
+    assert len(blocks) == 1
+    with FakeHoncho(flush=True) as fake:
+        code = blocks[0].split("```")[0].replace("http://127.0.0.1:8000", fake.url)
+        assert "127.0.0.1:8000" not in code  # never the real server
+        exec(compile(code, "README.md (AsyncClient example)", "exec"), {"__name__": "__main__"})
