@@ -11,16 +11,18 @@ from __future__ import annotations
 import asyncio
 import gc
 import inspect
+import json
 import os
 import pickle
 import threading
+import time
 import traceback
 from collections.abc import Coroutine
 from pathlib import Path
 from typing import Any, TypeVar
 
 import pytest
-from rawserver import SERVER_WAIT, Conn, RawServer
+from rawserver import SERVER_WAIT, Conn, RawServer, Request, response_bytes
 
 import roncho
 from roncho.aio import AsyncChatStream, AsyncClient
@@ -255,3 +257,32 @@ def test_the_readme_async_example_runs_against_the_emulator() -> None:
         code = blocks[0].split("```")[0].replace("http://127.0.0.1:8000", fake.url)
         assert "127.0.0.1:8000" not in code  # never the real server
         exec(compile(code, "README.md (AsyncClient example)", "exec"), {"__name__": "__main__"})
+
+
+def test_a_large_request_arrives_whole_although_its_key_bytes_are_wiped_after_sending() -> None:
+    """asyncio (3.12+) may keep a view of the bytes written; the key-bearing request is
+    wiped only once it has left the transport, so a server that reads slowly (the request
+    waits in asyncio's buffer) still gets every byte, key included."""
+    batch = [roncho.MessageCreate("alice", f"{i:04d}" + "x" * 9_000) for i in range(100)]
+    got: list[Request] = []
+
+    def slow_reader(conn: Conn) -> None:
+        time.sleep(0.3)  # the ~900 KB request fills the socket buffers and waits in asyncio's
+        got.append(conn.read_request())
+        answer = [
+            {**m, "id": f"m{i}", "session_id": "s", "created_at": "2026-11-30T12:00:00Z"}
+            for i, m in enumerate(json.loads(got[0].body)["messages"])
+        ]
+        conn.send(response_bytes(201, answer))
+
+    async def scenario(url: str) -> None:
+        client = AsyncClient(url, "ws", api_key=KEY, read_timeout=SERVER_WAIT)
+        stored = await client.add_messages("s", batch)
+        assert [m.content for m in stored] == [m.content for m in batch]
+
+    with RawServer([slow_reader]) as server:
+        run(scenario(server.url))
+    assert got[0].headers["authorization"] == f"Bearer {KEY}"
+    assert json.loads(got[0].body) == {
+        "messages": [{"peer_id": "alice", "content": m.content} for m in batch]
+    }

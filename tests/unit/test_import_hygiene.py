@@ -1,7 +1,8 @@
 """``import roncho`` has no side effects: no thread, no asyncio/ssl/pandas, no environment
 read, no file opened except its own and the standard library's modules.
 
-Each check runs in a fresh interpreter (``-I``: no PYTHON* variables, no user site). The
+Each check runs in a fresh interpreter (``-I``: no PYTHON* variables, no user site; ``-B``:
+no bytecode written, so a first run after an edit opens no temporary .pyc file). The
 probe script installs an audit hook (``sys.addaudithook``) that records every ``open``
 event, and swaps ``os.environ`` for a mapping that records every access, before roncho is
 imported. A plain ``http://`` Client is then built, which must not load ssl either.
@@ -82,7 +83,7 @@ _PROBE = textwrap.dedent(
 
 def _probe(mode: str) -> dict[str, Any]:
     result = subprocess.run(
-        [sys.executable, "-I", "-c", f"MODE = {mode!r}\n" + _PROBE],
+        [sys.executable, "-I", "-B", "-c", f"MODE = {mode!r}\n" + _PROBE],
         capture_output=True,
         text=True,
         timeout=SUBPROCESS_TIMEOUT,
@@ -128,7 +129,7 @@ def test_import_probe_would_notice_an_environment_read() -> None:
     """The recorder is live: a read made after import, on purpose, is reported."""
     probe = _PROBE.replace('if MODE == "client":', 'os.environ.get("HOME")\nif MODE == "client":')
     result = subprocess.run(
-        [sys.executable, "-I", "-c", "MODE = 'import'\n" + probe],
+        [sys.executable, "-I", "-B", "-c", "MODE = 'import'\n" + probe],
         capture_output=True,
         text=True,
         timeout=SUBPROCESS_TIMEOUT,
@@ -154,7 +155,7 @@ def test_import_roncho_aio_loads_asyncio_but_no_ssl_thread_or_environment() -> N
         'if MODE == "client":',
     )
     result = subprocess.run(
-        [sys.executable, "-I", "-c", "MODE = 'import'\n" + probe],
+        [sys.executable, "-I", "-B", "-c", "MODE = 'import'\n" + probe],
         capture_output=True,
         text=True,
         timeout=SUBPROCESS_TIMEOUT,
