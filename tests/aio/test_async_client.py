@@ -14,6 +14,7 @@ import inspect
 import json
 import os
 import pickle
+import socket
 import threading
 import time
 import traceback
@@ -260,14 +261,16 @@ def test_the_readme_async_example_runs_against_the_emulator() -> None:
 
 
 def test_a_large_request_arrives_whole_although_its_key_bytes_are_wiped_after_sending() -> None:
-    """asyncio (3.12+) may keep a view of the bytes written; the key-bearing request is
-    wiped only once it has left the transport, so a server that reads slowly (the request
-    waits in asyncio's buffer) still gets every byte, key included."""
-    batch = [roncho.MessageCreate("alice", f"{i:04d}" + "x" * 9_000) for i in range(100)]
+    """A large request to a server that reads slowly arrives byte for byte, key included,
+    although the client wipes its copy after sending. (asyncio 3.12+ keeps a view of the
+    bytes written, so the wipe waits until the transport's buffer is empty. On this
+    machine's loopback the kernel takes the whole request at once, so this test could not
+    be made to fail without that wait: it guards the result, not the wait itself.)"""
+    batch = [roncho.MessageCreate("alice", f"{i:04d}" + "x" * 24_000) for i in range(100)]
     got: list[Request] = []
 
     def slow_reader(conn: Conn) -> None:
-        time.sleep(0.3)  # the ~900 KB request fills the socket buffers and waits in asyncio's
+        time.sleep(0.3)  # the ~2.4 MB request fills the socket buffers and waits in asyncio's
         got.append(conn.read_request())
         answer = [
             {**m, "id": f"m{i}", "session_id": "s", "created_at": "2026-11-30T12:00:00Z"}
@@ -281,6 +284,8 @@ def test_a_large_request_arrives_whole_although_its_key_bytes_are_wiped_after_se
         assert [m.content for m in stored] == [m.content for m in batch]
 
     with RawServer([slow_reader]) as server:
+        # A small receive window, so the request cannot all sit in the kernel's buffers.
+        server._listener.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
         run(scenario(server.url))
     assert got[0].headers["authorization"] == f"Bearer {KEY}"
     assert json.loads(got[0].body) == {
