@@ -2,6 +2,7 @@
 
 Standard library only. Importing it starts no thread, reads no environment variable,
 touches no file and imports neither asyncio nor ssl (ssl loads only for an https URL).
+Its asyncio sibling, ``roncho.aio.AsyncClient``, is imported only from ``roncho.aio``.
 """
 
 from __future__ import annotations

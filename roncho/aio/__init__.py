@@ -10,3 +10,6 @@ from ._client import AsyncClient
 from ._stream import AsyncChatStream
 
 __all__ = ["AsyncChatStream", "AsyncClient"]
+
+# Tracebacks and reprs name the import users write, not the private module.
+AsyncClient.__module__ = AsyncChatStream.__module__ = __name__
