@@ -227,6 +227,8 @@ class Exchange(Generic[T]):
         call = self.call
         kept = self.redact(b"".join(self._chunks)[:ERROR_BODY_BYTES])
         self._chunks = []
+        # What the exchange keeps (a frame a reporter records may reach it) is redacted too.
+        self.head = self._scrub(head)
         if 300 <= head.status < 400:
             location = head.get("location")
             if location is not None:
