@@ -10,7 +10,7 @@ any error or model can hold it.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, Final, Generic, NamedTuple, TypeVar
+from typing import Any, Final, Generic, TypeVar
 from urllib.parse import quote
 
 from ._chat import ChatDecoder
@@ -58,30 +58,54 @@ class Response:
         return body
 
 
-class Call(NamedTuple, Generic[T]):
+class Call(Generic[T]):
     """One operation, ready to send: pure data plus its decoder.
 
     ``busy`` says a 409 means WorkspaceBusyError; ``on_status`` may turn a StatusError into
     a result (a 404 that means "not served") or a clearer error; ``stream`` marks a call
-    whose 2xx body is read as server-sent chat events.
+    whose 2xx body is read as server-sent chat events. (A plain class, not a NamedTuple:
+    a NamedTuple compiles its constructor when the module is imported.)
     """
 
-    op: str
-    method: str
-    path: str
-    decode: Callable[[Response], T]
-    query: tuple[tuple[str, str], ...] = ()
-    body: Any = NO_BODY
-    write: bool = False
-    busy: bool = False
-    stream: bool = False
-    on_status: Callable[[StatusError], T] | None = None
-    deadline: float | None = None
+    __slots__ = (
+        "body", "busy", "deadline", "decode", "method", "on_status", "op", "path", "query",
+        "stream", "write",
+    )  # fmt: skip
+
+    def __init__(
+        self,
+        op: str,
+        method: str,
+        path: str,
+        decode: Callable[[Response], T],
+        *,
+        query: tuple[tuple[str, str], ...] = (),
+        body: Any = NO_BODY,
+        write: bool = False,
+        busy: bool = False,
+        stream: bool = False,
+        on_status: Callable[[StatusError], T] | None = None,
+        deadline: float | None = None,
+    ) -> None:
+        self.op = op
+        self.method = method
+        self.path = path
+        self.decode = decode
+        self.query = query
+        self.body = body
+        self.write = write
+        self.busy = busy
+        self.stream = stream
+        self.on_status = on_status
+        self.deadline = deadline
 
     @property
     def what(self) -> str:
         """``METHOD /path`` for messages: never the query, never a header."""
         return f"{self.method} {self.path}"
+
+    def __repr__(self) -> str:  # never the body: it is memory text
+        return f"<Call {self.op} {self.what}>"
 
 
 class Exchange(Generic[T]):

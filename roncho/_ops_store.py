@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import replace
-from typing import Any, NamedTuple, TypeVar
+from typing import Any, TypeVar
 
 from . import _checks as check
 from ._errors import ConfigError
@@ -32,11 +32,14 @@ T = TypeVar("T")
 M = TypeVar("M", Workspace, Peer, Session)
 
 
-class Scope(NamedTuple):
+class Scope:
     """Where a client's paths start: the base URL's prefix and its workspace."""
 
-    prefix: str
-    workspace: str
+    __slots__ = ("prefix", "workspace")
+
+    def __init__(self, prefix: str, workspace: str) -> None:
+        self.prefix = prefix
+        self.workspace = workspace
 
     def root(self, *rest: str) -> str:
         return "/".join((self.prefix + "/v3/workspaces", *rest))
