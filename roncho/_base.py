@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from types import FunctionType
 from typing import Any, Final, TypeVar
 
 from . import _checks as check
@@ -224,11 +225,26 @@ def encode_json(body: object) -> bytes:
     )
 
 
-def method_from(build: Callable[..., Any], method: F) -> F:
-    """Give ``method`` the name and docstring of the operation ``build``, and point
-    ``__wrapped__`` at it, so ``inspect.signature`` of a bound method shows the operation's
-    parameters (its scope dropped as ``self`` is). Nothing is computed at import."""
+def method_from(build: Callable[..., Any], method: F, returns: str | None = None) -> F:
+    """Give ``method`` the name and docstring of the operation ``build``, and a
+    ``__wrapped__`` that ``inspect.signature`` (and so ``help()``) reads: the operation's
+    parameters, its scope dropped as ``self`` is, and its result (``Call[Peer]`` shown as
+    ``Peer``; a stream method names its stream class). Nothing is compiled at import: the
+    shown function shares the operation's code.
+    """
+    code = build.__code__  # never run through ``shown``: only its names are read
+    names = ("self", *code.co_varnames[1:])
+    shown = FunctionType(
+        code.replace(co_varnames=names), build.__globals__, build.__name__, build.__defaults__
+    )
+    shown.__kwdefaults__ = build.__kwdefaults__
+    notes = {k: v for k, v in build.__annotations__.items() if k != code.co_varnames[0]}
+    result = str(notes.get("return", ""))
+    if returns is None and result.startswith("Call[") and result.endswith("]"):
+        returns = result[len("Call[") : -1]
+    shown.__annotations__ = {**notes, "return": returns or result}
+    shown.__doc__ = build.__doc__
     method.__name__ = method.__qualname__ = build.__name__
     method.__doc__ = build.__doc__
-    method.__wrapped__ = build  # type: ignore[attr-defined]
+    method.__wrapped__ = shown  # type: ignore[attr-defined]
     return method

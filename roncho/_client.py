@@ -47,7 +47,7 @@ def _stream(
             exchange.result()
         return ChatStream(connection, exchange)
 
-    return method_from(build, method)
+    return method_from(build, method, "ChatStream")
 
 
 class Client(ClientCore):

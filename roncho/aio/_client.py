@@ -48,7 +48,7 @@ def _stream(
             exchange.result()
         return AsyncChatStream(connection, exchange)
 
-    return method_from(build, method)
+    return method_from(build, method, "AsyncChatStream")
 
 
 class AsyncClient(ClientCore):
