@@ -65,7 +65,7 @@ class Interpreters:
     alt_env: dict[str, str] | None = None  # --compare DIR: a second roncho, "roncho-alt"
 
     def for_contender(self, name: str) -> tuple[str, dict[str, str]]:
-        if name == "sdk":
+        if name in ("sdk", "sdk-async"):
             assert self.sdk_python is not None
             return self.sdk_python, self.sdk_env
         if name == "roncho-alt":
@@ -77,7 +77,7 @@ class Interpreters:
         """The named contenders that run here, with roncho-alt after roncho if asked for."""
         out = []
         for name in names:
-            if name == "sdk" and self.sdk_python is None:
+            if name in ("sdk", "sdk-async") and self.sdk_python is None:
                 continue
             out.append(name)
             if name == "roncho" and self.alt_env is not None:

@@ -5,6 +5,8 @@
     3 large answers    1 / 4 / 8 MiB pages vs http.client read + json.loads
     4 streaming        delay from the server writing an SSE event to roncho yielding it
     5 scale            per-call cost vs batch size and answer size
+    6 asyncio client   AsyncClient vs an asyncio.open_connection floor vs the SDK's async
+                       view; a load run of 1,000 calls at 50 in flight on the emulator
 
 Contenders run side by side in one run, interleaved in rotating order, each in its own
 process. The official SDK (honcho-ai) lives only in benchmarks/.venv-sdk/, created here
@@ -20,6 +22,7 @@ import sys
 import time
 from pathlib import Path
 
+import bench_async
 import bench_calls
 import bench_import
 import bench_large
@@ -105,6 +108,15 @@ def main(argv: list[str]) -> int:
         sections.append(
             ("5. Scale: batch size and answer size", bench_calls.report_scale(calls, server))
         )
+        step("6 asyncio client")
+        async_calls = bench_async.run(server, interp, rounds, smoke)
+        text, g = bench_async.report(async_calls)
+        sections.append(("6. asyncio client, per call (us per call, median [min-max])", text))
+        goals += g
+    step("6 asyncio client, load run on the emulator")
+    text, g = bench_async.report_load(bench_async.run_load(interp, smoke))
+    sections.append(("6b. asyncio load: 1,000 calls, 50 in flight, on the emulator", text))
+    goals += g
     elapsed = time.perf_counter() - started
     mode = "smoke (1 short round)" if smoke else f"full, {rounds} rounds"
     header.append(f"mode: {mode}; took {elapsed:.0f} s")

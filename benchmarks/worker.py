@@ -317,9 +317,14 @@ def run_stream(spec: dict[str, Any]) -> dict[str, Any]:
 def main() -> None:
     spec = json.loads(sys.argv[1])
     gc.collect()
-    result = {"run_calls": run_calls, "run_large": run_large, "run_stream": run_stream}[
-        spec["kind"]
-    ](spec)
+    if spec["kind"] in ("run_async_calls", "run_load"):
+        import worker_async  # asyncio only for the async kinds
+
+        result = getattr(worker_async, spec["kind"])(spec)
+    else:
+        result = {"run_calls": run_calls, "run_large": run_large, "run_stream": run_stream}[
+            spec["kind"]
+        ](spec)
     sys.stdout.write(json.dumps(result) + "\n")
     sys.stdout.flush()
     os._exit(0)  # skip interpreter teardown: nothing here needs it

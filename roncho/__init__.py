@@ -2,11 +2,10 @@
 
 Standard library only. Importing it starts no thread, reads no environment variable,
 touches no file and imports neither asyncio nor ssl (ssl loads only for an https URL).
+Its asyncio sibling, ``roncho.aio.AsyncClient``, is imported only from ``roncho.aio``.
 """
 
 from __future__ import annotations
-
-__version__ = "0.1.0"
 
 from ._client import Client
 from ._errors import (
@@ -49,6 +48,7 @@ from ._models import (
 from ._public import publish as _publish
 from ._scratch import ScratchCleanupError, scratch_workspace
 from ._stream import ChatStream
+from ._version import __version__
 
 __all__ = [
     "ChatAnswer",

@@ -181,17 +181,15 @@ def _short(detail: Any, limit: int = 300) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
-def status_error(status: int, method: str, path: str, body: bytes) -> StatusError:
-    """The most specific StatusError for a non-2xx answer (3xx handled by the caller)."""
+def status_error(
+    status: int, method: str, path: str, body: bytes, *, busy: bool = False
+) -> StatusError:
+    """The most specific StatusError for a non-2xx answer (3xx handled by the caller).
+
+    ``busy`` comes from the operation (workspace delete): only it gives 409 that meaning.
+    """
     if status in (401, 403):
         return UnauthorizedError(status, method, path, body)
-    if status == 409 and method == "DELETE" and _is_workspace_path(path):
+    if status == 409 and busy:
         return WorkspaceBusyError(status, method, path, body)
     return StatusError(status, method, path, body)
-
-
-def _is_workspace_path(path: str) -> bool:
-    # ".../v3/workspaces/{id}"; checking "v3" too keeps a session or peer named
-    # "workspaces" (".../sessions/workspaces/peers") from looking like a workspace.
-    parts = [p for p in path.split("?", 1)[0].split("/") if p]
-    return len(parts) >= 3 and parts[-3] == "v3" and parts[-2] == "workspaces"

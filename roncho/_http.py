@@ -49,6 +49,7 @@ _DIGITS = re.compile(r"[0-9]+")
 # What may appear in a request target, header name or header value we send.
 _SAFE_TARGET = re.compile(r"/[A-Za-z0-9._~!$&'()*+,;=:@/%-]*(\?[A-Za-z0-9._~!$&'()*+,;=:@/?%-]*)?")
 _SAFE_HEADER_VALUE = re.compile(r"[\x20-\x7e]*")
+_METHODS_WITH_BODY = frozenset({"POST", "PUT", "PATCH"})
 
 
 def build_request(
@@ -57,27 +58,46 @@ def build_request(
     host_header: str,
     headers: list[tuple[str, str]],
     body: bytes | None,
-) -> bytes:
-    """Render one HTTP/1.1 request. Refuses anything that could split a line.
+    *,
+    bearer: bytearray | None = None,
+) -> bytes | bytearray:
+    """Render one HTTP/1.1 request, the whole byte layout. Refuses anything that could
+    split a line.
 
     The ids in ``target`` were already checked against Honcho's rule; this is the last
-    guard, so no argument can ever add a header or a second request.
+    guard, so no argument can ever add a header or a second request. With ``bearer``
+    (already checked as a b64token) the ``Authorization`` header follows ``Host`` and the
+    result is a bytearray the caller wipes once sent: no str or bytes copy of the key is
+    made. A POST, PUT or PATCH without a body still says ``Content-Length: 0`` (RFC 9110
+    §8.6; some proxies answer 411 otherwise).
     """
     if not _TOKEN.fullmatch(method.encode("ascii", "replace")):
         raise ConfigError("invalid HTTP method")
     if not _SAFE_TARGET.fullmatch(target):
         raise ConfigError("request target holds characters that cannot appear in a path")
-    lines = [f"{method} {target} HTTP/1.1", f"Host: {host_header}"]
+    lines = []
     for name, value in headers:
         bad_name = not _TOKEN.fullmatch(name.encode("ascii", "replace"))
         if bad_name or not _SAFE_HEADER_VALUE.fullmatch(value):
             raise ConfigError(f"header {name!r} holds characters a header cannot carry")
         lines.append(f"{name}: {value}")
+    if body is None and method in _METHODS_WITH_BODY:
+        body = b""
     if body is not None:
         lines.append(f"Content-Length: {len(body)}")
     lines.append("Connection: close")
-    head = ("\r\n".join(lines) + "\r\n\r\n").encode("ascii")
-    return head + body if body else head
+    start = f"{method} {target} HTTP/1.1\r\nHost: {host_header}\r\n".encode("ascii")
+    rest = ("\r\n".join(lines) + "\r\n\r\n").encode("ascii")
+    if bearer is None:
+        return start + rest + body if body else start + rest
+    wire = bytearray(start)
+    wire += b"Authorization: Bearer "
+    wire += bearer
+    wire += b"\r\n"
+    wire += rest
+    if body:
+        wire += body
+    return wire
 
 
 # Internal records are NamedTuples, not dataclasses: a dataclass costs ~0.5 ms to create at

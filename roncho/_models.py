@@ -14,23 +14,22 @@ refused before anything is sent.
 from __future__ import annotations
 
 import json
-import math
 import re
 from collections.abc import Callable, Mapping
 from datetime import datetime
 from typing import Any, Generic, TypeVar
 
-from ._config import check_id
+from ._checks import (  # the input checks moved to _checks; re-exported for old imports
+    MAX_CONCLUSION_CHARS,
+    MAX_MESSAGE_CHARS,
+    check_id,
+    check_metadata,
+    check_reasoning_config,
+    check_text,
+    check_timestamp,
+)
 from ._errors import ConfigError, DecodeError
 from ._record import Record, field, storage
-
-# Server limits (reference §1.3, O4, O8): checked before sending, so nothing is refused late.
-MAX_METADATA_KEYS = 100
-MAX_METADATA_DEPTH = 5
-MAX_MESSAGE_CHARS = 25_000
-MAX_BATCH = 100
-MAX_CONCLUSION_CHARS = 65_535
-MAX_QUERY_CHARS = 10_000
 
 _RFC3339 = re.compile(
     r"\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])[Tt ]([01]\d|2[0-3]):[0-5]\d:([0-5]\d|60)"
@@ -528,120 +527,6 @@ class DeleteAccepted(Record, kw_only=True):
         return cls(message=_Fields(data, op, "delete answer").opt_text("message"))
 
 
-# -- inputs ------------------------------------------------------------------------------
-def check_metadata(value: object, what: str = "metadata") -> JSON:
-    """A JSON object the server will take: finite, serialisable, ≤100 keys, depth ≤5."""
-    if not isinstance(value, dict):
-        raise ConfigError(f"{what} must be a dict (a JSON object), not {type(value).__name__}")
-    depth = _json_depth(value, what)
-    if len(value) > MAX_METADATA_KEYS:
-        raise ConfigError(
-            f"{what} has {len(value)} top-level keys; the server allows {MAX_METADATA_KEYS}"
-        )
-    if depth > MAX_METADATA_DEPTH:
-        raise ConfigError(f"{what} nests deeper than {MAX_METADATA_DEPTH} levels")
-    return value
-
-
-def check_json(value: object, what: str) -> None:
-    """Serialisable with string keys and no NaN or Infinity (which JSON cannot carry)."""
-    _json_depth(value, what)
-
-
-def _json_depth(value: object, what: str) -> int:
-    """Check ``value`` is what the client can send as JSON; return its object nesting depth.
-
-    One walk instead of a trial json.dumps: it is several times faster on the small
-    metadata every message carries, and it names the problem. Depth counts every object
-    and array on the deepest path, as the server's own check does (api.py
-    ``_check_metadata_limits``: a list inside a dict is one level deeper).
-    """
-    try:
-        return _walk(value, what)
-    except RecursionError:
-        raise ConfigError(
-            f"{what} is not JSON-serialisable: it nests too deeply or refers to itself"
-        ) from None
-
-
-def _walk(value: object, what: str) -> int:
-    kind = type(value)
-    if kind is str:
-        if not value.isascii():  # type: ignore[attr-defined]
-            _check_surrogates(value, what)  # type: ignore[arg-type]
-        return 0
-    if value is None or kind is bool or kind is int:
-        return 0
-    if kind is float:
-        if not math.isfinite(value):  # type: ignore[arg-type]
-            raise ConfigError(f"{what} is not JSON-serialisable: NaN and Infinity cannot be sent")
-        return 0
-    if isinstance(value, dict):
-        deepest = 0
-        for key, item in value.items():
-            if not isinstance(key, str):
-                raise ConfigError(f"{what} must use only string keys")
-            if not key.isascii():
-                _check_surrogates(key, what)
-            deepest = max(deepest, _walk(item, what))
-        return deepest + 1
-    if isinstance(value, (list, tuple)):
-        return 1 + max((_walk(item, what) for item in value), default=0)
-    if isinstance(value, str):  # subclasses of the plain kinds, as json.dumps takes them
-        return _walk(str(value), what)
-    if isinstance(value, (bool, int)):
-        return 0
-    if isinstance(value, float):
-        return _walk(float(value), what)
-    raise ConfigError(f"{what} is not JSON-serialisable: {type(value).__name__} is not a JSON type")
-
-
-def _check_surrogates(text: str, what: str) -> None:
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        raise ConfigError(
-            f"{what} is not JSON-serialisable: a string holds a lone surrogate, which UTF-8 "
-            f"cannot carry"
-        ) from None
-
-
-def check_text(value: str, what: str) -> str:
-    """Text UTF-8 can carry: a lone surrogate (left by a bad decode upstream) is refused."""
-    if value.isascii():  # O(1) in CPython (a flag on the string), and the common case
-        return value
-    try:
-        value.encode("utf-8")
-    except UnicodeEncodeError:
-        raise ConfigError(f"{what} holds a lone surrogate, which UTF-8 cannot carry") from None
-    return value
-
-
-def check_timestamp(value: object, what: str = "created_at") -> str:
-    """An RFC 3339 string, or a timezone-aware datetime rendered as one."""
-    if isinstance(value, datetime):
-        if value.tzinfo is None or value.utcoffset() is None:
-            raise ConfigError(f"{what} must be timezone-aware (a naive datetime is ambiguous)")
-        return value.isoformat()
-    if isinstance(value, str):
-        try:
-            parse_timestamp(value)
-        except ValueError:
-            raise ConfigError(
-                f"{what} must be an RFC 3339 timestamp with a timezone, "
-                f"such as 2026-11-30T12:00:00Z"
-            ) from None
-        return value
-    raise ConfigError(f"{what} must be an RFC 3339 string or an aware datetime")
-
-
-def check_reasoning_config(value: object, what: str) -> JSON:
-    check_json(value, what)
-    if not isinstance(value, dict):
-        raise ConfigError(f"{what} must be a dict")
-    return value
-
-
 class MessageCreate(Record):
     """One message to add. ``configuration`` may hold only ``reasoning`` (server rule)."""
 
@@ -713,11 +598,3 @@ class ConclusionCreate(Record):
         if self.session_id is not None:
             body["session_id"] = check_id(self.session_id, f"{where}.session_id")
         return body
-
-
-def finite(value: float, what: str, low: float, high: float) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-        raise ConfigError(f"{what} must be a finite number")
-    if not low <= value <= high:
-        raise ConfigError(f"{what} must be between {low} and {high}")
-    return float(value)

@@ -2,7 +2,7 @@
 
 Strategy: resolve the host, try each address in order with the connect timeout applied
 per address, wrap in TLS for https (ssl is imported only then), send the request bytes,
-then feed ``_http.ResponseParser`` until it has a complete response. Every OSError
+then hand back whatever bytes arrive (the sans-IO exchange makes sense of them). Every OSError
 becomes a roncho error here, at this one boundary. Two clocks apply to every wait: the
 idle ``read_timeout`` (no byte for N seconds) and the optional total deadline.
 """
@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import socket
 import time
-from collections.abc import Iterator
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any
 
 from ._config import Endpoint
+from ._deadline import Deadline, Limits
 from ._errors import (
     ConnectError,
     ConnectTimeout,
@@ -23,67 +23,16 @@ from ._errors import (
     ReadTimeout,
     RonchoError,
 )
-from ._http import BodyData, ResponseEnd, ResponseHead, ResponseParser
 
 if TYPE_CHECKING:
     import ssl
 
 RECV_BYTES = 256 * 1024
-# How much of an error body is worth reading: StatusError keeps 4 KiB of it.
-ERROR_BODY_BYTES = 4096
-
-
-class Limits(NamedTuple):
-    connect_timeout: float
-    read_timeout: float
-    max_response_bytes: int
-
-
-class Response:
-    """A complete answer. ``take_body()`` hands the bytes over, so the caller can let them
-    go while parsing: holding the bytes, the text and the objects at once costs 3x the body.
-    """
-
-    __slots__ = ("_body", "head")
-
-    def __init__(self, head: ResponseHead, body: bytes) -> None:
-        self.head = head
-        self._body = body
-
-    @property
-    def status(self) -> int:
-        return self.head.status
-
-    @property
-    def body(self) -> bytes:
-        return self._body
-
-    def take_body(self) -> bytes:
-        body, self._body = self._body, b""
-        return body
 
 
 def _resolve(host: str, port: int) -> list[tuple[Any, ...]]:
     """getaddrinfo, kept apart so tests can patch it (and so bypass no real resolver)."""
     return socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
-
-
-class _Clock:
-    """The idle timeout and the optional total deadline, combined for each wait."""
-
-    def __init__(self, read_timeout: float, deadline: float | None) -> None:
-        self.read_timeout = read_timeout
-        self.deadline_at = None if deadline is None else time.monotonic() + deadline
-        self.deadline = deadline
-
-    def wait_for(self, limit: float) -> tuple[float, bool]:
-        """Seconds to wait now, and whether the deadline (not ``limit``) binds."""
-        if self.deadline_at is None:
-            return limit, False
-        left = self.deadline_at - time.monotonic()
-        if left <= 0:
-            raise DeadlineExceeded(f"the call's deadline of {self.deadline} s passed")
-        return (left, True) if left < limit else (limit, False)
 
 
 class Connection:
@@ -93,7 +42,7 @@ class Connection:
         self,
         endpoint: Endpoint,
         limits: Limits,
-        clock: _Clock,
+        clock: Deadline,
         tls: ssl.SSLContext | None,
         what: str,
     ) -> None:
@@ -112,7 +61,7 @@ class Connection:
 
     def _settimeout(self) -> bool:
         try:
-            seconds, by_deadline = self._clock.wait_for(self._limits.read_timeout)
+            seconds, by_deadline = self._clock.wait_for(self._limits.read_timeout, time.monotonic())
         except DeadlineExceeded:
             # The deadline ran out between reads (e.g. a caller slow to iterate a stream):
             # the same error as running out during a read, naming the request and saying
@@ -164,38 +113,18 @@ class Connection:
 
     def _timeout_error(self, by_deadline: bool, doing: str) -> RonchoError:
         if by_deadline:
-            return DeadlineExceeded(
-                f"{self._what}: the call's deadline of {self._clock.deadline} s passed "
-                f"while {doing}",
-                request_sent=self.request_sent,
-            )
-        return ReadTimeout(
-            f"{self._what}: no bytes for {self._limits.read_timeout} s while {doing}",
-            request_sent=self.request_sent,
-        )
+            return self._clock.expired(self._what, doing, self.request_sent)
+        return idle_timeout(self._what, self._limits.read_timeout, doing, self.request_sent)
 
-    def events(self, parser: ResponseParser) -> Iterator[ResponseHead | BodyData | ResponseEnd]:
-        """Feed the parser from the socket and yield its events until the response ends."""
-        while True:
-            try:
-                event = parser.next_event()
-            except RonchoError as exc:  # the parser's errors know nothing of the request
-                self.close()
-                raise type(exc)(f"{self._what}: {exc}", request_sent=True) from None
-            if event is None:
-                if parser.done:
-                    return
-                parser.feed(self.recv())
-                continue
-            yield event
-            if isinstance(event, ResponseEnd):
-                return
+
+def idle_timeout(what: str, seconds: float, doing: str, request_sent: bool) -> ReadTimeout:
+    return ReadTimeout(f"{what}: no bytes for {seconds} s while {doing}", request_sent=request_sent)
 
 
 def _connect(
     endpoint: Endpoint,
     connect_timeout: float,
-    clock: _Clock,
+    clock: Deadline,
     tls: ssl.SSLContext | None,
     what: str,
 ) -> socket.socket:
@@ -208,7 +137,7 @@ def _connect(
     failures: list[str] = []
     timed_out = 0
     for family, kind, proto, _canon, address in addresses:
-        seconds, by_deadline = clock.wait_for(connect_timeout)
+        seconds, by_deadline = clock.wait_for(connect_timeout, time.monotonic())
         sock = socket.socket(family, kind, proto)
         try:
             sock.settimeout(seconds)
@@ -216,9 +145,7 @@ def _connect(
         except TimeoutError:
             sock.close()
             if by_deadline:
-                raise DeadlineExceeded(
-                    f"{what}: the call's deadline of {clock.deadline} s passed while connecting"
-                ) from None
+                raise clock.expired(what, "connecting", False) from None
             timed_out += 1
             failures.append(f"{_show(address)}: timed out after {connect_timeout} s")
             continue

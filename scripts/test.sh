@@ -40,7 +40,7 @@ for version in 3.12 3.13; do
     fi
     ".venv-$version/bin/python" -m pip install --quiet --disable-pip-version-check \
         -e . pytest pytest-timeout hypothesis
-    ".venv-$version/bin/python" -m pytest tests/unit tests/wire tests/emulator tests/live \
+    ".venv-$version/bin/python" -m pytest tests/unit tests/wire tests/aio tests/emulator tests/live \
         tests/fuzz -q -p no:cacheprovider
 done
 echo "== pytest (tests and notebooks)"

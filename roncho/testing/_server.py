@@ -99,6 +99,9 @@ class Faults:
 
 class _Server(ThreadingHTTPServer):
     daemon_threads = True
+    # socketserver's default backlog of 5 resets connections once an asyncio client has
+    # a few hundred calls in flight; a real server's backlog is far larger.
+    request_queue_size = 512
     allow_reuse_address = False
     fake: FakeHoncho
 

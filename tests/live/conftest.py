@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from both_clients import BlockingAsync, Loop
 from live_data import (
     ASSISTANT,
     CONNECT_TIMEOUT,
@@ -47,6 +48,7 @@ from roncho.testing import FakeHoncho
 LIVE_URL_ENV = "RONCHO_LIVE_URL"
 LIVE_KEY_ENV = "RONCHO_LIVE_KEY"
 TARGETS = ("live", "emulator", "emulator-auth")
+CLIENT_KINDS = ("blocking", "asyncio")
 # The emulator as the suite drives it: the deriver releases work at once (as the loopback
 # 3.0.12 server of reference §7 was set up), deletes purge quickly.
 EMULATOR_OPTIONS: dict[str, dict[str, Any]] = {
@@ -121,8 +123,38 @@ def target(request: pytest.FixtureRequest) -> Iterator[Target]:
         )
 
 
+@pytest.fixture(scope="session", params=CLIENT_KINDS)
+def client_kind(request: pytest.FixtureRequest) -> Iterator[type[Any]]:
+    """Every live test runs for both clients. For "asyncio" this is the blocking facade
+    over ``roncho.aio.AsyncClient`` (tests/both_clients.py), which stands in for
+    ``roncho.Client`` in the tests that use the scratch workspace (``_as_client_kind``), so
+    the same test code drives the async client against the same server."""
+    if request.param == "blocking":
+        yield roncho.Client
+        return
+    loop = Loop()
+    try:
+        yield BlockingAsync.on_loop(loop)
+    finally:
+        loop.close()
+
+
+@pytest.fixture(autouse=True)
+def _as_client_kind(request: pytest.FixtureRequest) -> Iterator[None]:
+    """Only tests of a target get the facade; the recorder's own tests see roncho.Client."""
+    if "client_kind" not in request.fixturenames:
+        yield
+        return
+    kind = request.getfixturevalue("client_kind")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(roncho, "Client", kind)
+        yield
+
+
 @pytest.fixture(scope="session")
-def recorder(target: Target, request: pytest.FixtureRequest) -> Iterator[Recorder]:
+def recorder(
+    target: Target, client_kind: type[Any], request: pytest.FixtureRequest
+) -> Iterator[Recorder]:
     """Records every call of this target; writes the file after the workspace is gone."""
     rec = Recorder()
     with rec.install():
@@ -150,12 +182,18 @@ def recorder(target: Target, request: pytest.FixtureRequest) -> Iterator[Recorde
             version=rec.version,
             extra=extra,
         )
-        rec.write(Path(directory), document)
+        if client_kind is roncho.Client:  # one file per target: the async run shows the same
+            rec.write(Path(directory), document)
 
 
 @pytest.fixture(scope="session")
-def scratch(target: Target, recorder: Recorder) -> Iterator[roncho.Client]:
-    """The run's one scratch workspace; removed afterwards (sessions first), even on failure."""
+def scratch(
+    target: Target, recorder: Recorder, client_kind: type[Any]
+) -> Iterator[roncho.Client]:
+    """The run's one scratch workspace; removed afterwards (sessions first), even on failure.
+
+    It is made and removed by the blocking client (scratch_workspace); with the "asyncio"
+    kind the tests drive it through an AsyncClient for the same workspace and key."""
     with ExitStack() as stack:
         try:
             client = stack.enter_context(
@@ -173,7 +211,14 @@ def scratch(target: Target, recorder: Recorder) -> Iterator[roncho.Client]:
                 f"suite needs an admin key in {LIVE_KEY_ENV} when authentication is on"
             )
         recorder.name(client.workspace, "{workspace}")
-        yield client
+        if client_kind is roncho.Client:
+            yield client
+        else:
+            with pytest.MonkeyPatch.context() as patch:
+                patch.setattr(roncho, "Client", client_kind)
+                driver = target.client(client.workspace)
+            stack.callback(driver.close)
+            yield driver
         # scratch_workspace's exit deletes every active session, then the workspace; its
         # calls are recorded too. A failed cleanup raises ScratchCleanupError here.
 

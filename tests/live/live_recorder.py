@@ -1,9 +1,9 @@
 """Observations of the live suite: what each call sent and got, as shapes, never values.
 
-One seam: ``Recorder.install`` wraps ``roncho.Client._send`` (every request, streams
+One seam: ``Recorder.install`` wraps ``roncho.Client._exchange`` (every request, streams
 included: method, path, request body, status line, content type, time to the head),
-``roncho.Client._call`` (the body of a non-stream answer, time to the last byte, and the
-body of an error answer) and ``ChatStream._take_event`` (each SSE event of a stream).
+``Exchange.result`` (the body of a non-stream answer, time to the last byte, and the
+body of an error answer) and ``ChatDecoder._take_event`` (each SSE event of a stream).
 roncho/ itself is not changed.
 
 In memory each ``Call`` keeps the decoded JSON, so the tests can check the server's raw
@@ -29,7 +29,10 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import roncho
+from roncho import _chat as chat_module
 from roncho import _client as client_module
+from roncho import _exchange as exchange_module
+from roncho.aio import AsyncClient
 
 SCHEMA_VERSION = 1
 # Path segments that are route words, never ids (reference §3).
@@ -190,72 +193,93 @@ class Recorder:
     # -- the seam -------------------------------------------------------------------------
     @contextmanager
     def install(self) -> Iterator[Recorder]:
-        """Wrap the client's transport for the duration of the block (class-level patch)."""
-        original_send = client_module.Client._send
-        original_call = client_module.Client._call
-        original_take = client_module.ChatStream._take_event
+        """Wrap the client's executor for the duration of the block (class-level patch)."""
+        original_exchange = client_module.Client._exchange
+        original_async_exchange = AsyncClient._exchange
+        original_result = exchange_module.Exchange.result
+        original_take = chat_module.ChatDecoder._take_event
         recorder = self
 
-        def _send(self: roncho.Client, op: str, method: str, target: str, *args: Any,
-                  **kwargs: Any) -> Any:  # fmt: skip
-            path, body = args[0], args[1]
-            query = target.split("?", 1)[1] if "?" in target else ""
+        def _begin(request: Any) -> Call:
             call = Call(
-                op=op,
-                method=method,
-                path=path or target.split("?", 1)[0],
-                query=[q.split("=", 1)[0] for q in query.split("&") if q],
-                request=None if body is client_module._UNSET else body,
+                op=request.op,
+                method=request.method,
+                path=request.path,
+                query=[name for name, _ in request.query],
+                request=None if request.body is exchange_module.NO_BODY else request.body,
                 started=time.perf_counter(),
             )
             with recorder._lock:
                 recorder.calls.append(call)
             recorder._local.current = call
-            result = original_send(self, op, method, target, *args, **kwargs)
-            head = result[2]
-            call.status = head.status
-            call.content_type = head.get("content-type")
+            return call
+
+        def _headed(call: Call, exchange: Any) -> None:
+            call.status = exchange.head.status
+            call.content_type = exchange.head.get("content-type")
             call.head_seconds = time.perf_counter() - call.started
+
+        def _exchange(self: roncho.Client, request: Any) -> Any:
+            call = _begin(request)
+            try:
+                result = original_exchange(self, request)
+            except roncho.RonchoError as exc:
+                call.error = type(exc).__name__
+                raise
+            _headed(call, result[1])
             return result
 
-        def _call(self: roncho.Client, op: str, method: str, path: str, **kwargs: Any) -> Any:
-            recorder._local.current = None
+        async def _async_exchange(self: AsyncClient, request: Any) -> Any:
+            # The facade runs each call in one loop thread: the thread-local is that thread's.
+            call = _begin(request)
             try:
-                response = original_call(self, op, method, path, **kwargs)
+                result = await original_async_exchange(self, request)
+            except roncho.RonchoError as exc:
+                call.error = type(exc).__name__
+                raise
+            _headed(call, result[1])
+            return result
+
+        def _result(self: Any) -> Any:
+            call = recorder._local.current
+            # Redacted as the exchange redacts it: a server echoing the key must not put it
+            # in a local of this frame either (tests/wire/test_leaks.py reads every frame).
+            body = self.redact(b"".join(self._chunks))
+            try:
+                answer = original_result(self)
             except roncho.StatusError as exc:
-                call = recorder._local.current
                 if call is not None:
                     call.total_seconds = time.perf_counter() - call.started
                     call.error = type(exc).__name__
                     call.response = _maybe_json(exc.body)
                 raise
             except roncho.RonchoError as exc:
-                call = recorder._local.current
                 if call is not None:
                     call.error = type(exc).__name__
                 raise
-            call = recorder._local.current
             if call is not None:
                 call.total_seconds = time.perf_counter() - call.started
-                call.response = _maybe_json(response.body)
-            return response
+                call.response = _maybe_json(body)
+            return answer
 
-        def _take_event(self: roncho.ChatStream, data: str) -> None:
+        def _take_event(self: Any, data: str) -> bool:
             call = recorder._local.current
             if call is not None:
                 call.events.append(_maybe_json(data.encode("utf-8")))
                 call.total_seconds = time.perf_counter() - call.started
-            original_take(self, data)
+            return bool(original_take(self, data))
 
-        client_module.Client._send = _send  # type: ignore[method-assign]
-        client_module.Client._call = _call  # type: ignore[method-assign]
-        client_module.ChatStream._take_event = _take_event  # type: ignore[method-assign]
+        client_module.Client._exchange = _exchange  # type: ignore[method-assign]
+        AsyncClient._exchange = _async_exchange  # type: ignore[method-assign]
+        exchange_module.Exchange.result = _result  # type: ignore[method-assign]
+        chat_module.ChatDecoder._take_event = _take_event  # type: ignore[method-assign]
         try:
             yield self
         finally:
-            client_module.Client._send = original_send  # type: ignore[method-assign]
-            client_module.Client._call = original_call  # type: ignore[method-assign]
-            client_module.ChatStream._take_event = original_take  # type: ignore[method-assign]
+            client_module.Client._exchange = original_exchange  # type: ignore[method-assign]
+            AsyncClient._exchange = original_async_exchange  # type: ignore[method-assign]
+            exchange_module.Exchange.result = original_result  # type: ignore[method-assign]
+            chat_module.ChatDecoder._take_event = original_take  # type: ignore[method-assign]
 
     # -- the file -------------------------------------------------------------------------
     def observation(

@@ -15,6 +15,9 @@ import pytest
 from live_recorder import Call, Recorder, check_label, path_template, scrub, shape
 
 import roncho
+from roncho._chat import ChatDecoder
+from roncho._exchange import Call as WireCall
+from roncho._exchange import Exchange, nothing
 from roncho.testing import FakeHoncho
 
 SECRET_TEXT = "my sister's peanut allergy"
@@ -107,11 +110,14 @@ def test_recorder_file_has_no_values_host_or_key(tmp_path: Path) -> None:
         client.add_messages("s-1", [roncho.MessageCreate(peer_id="p-1", content=SECRET_TEXT)])
         # A 422 list echoes the input (FastAPI's "input"): only its shape may be written.
         with pytest.raises(roncho.StatusError) as caught:
-            client._call(
-                "add_messages_invalid",
-                "POST",
-                client._ws("sessions", "s-1", "messages"),
-                body={"messages": [{"content": SECRET_TEXT}]},
+            client._run(
+                WireCall(
+                    "add_messages_invalid",
+                    "POST",
+                    client._scope.ws("sessions", "s-1", "messages"),
+                    nothing,
+                    body={"messages": [{"content": SECRET_TEXT}]},
+                )
             )
         assert SECRET_TEXT in caught.value.body.decode()
         client.close()
@@ -140,11 +146,11 @@ def test_recorder_file_has_no_values_host_or_key(tmp_path: Path) -> None:
 
 
 def test_recorder_install_is_undone() -> None:
-    before = (roncho.Client._send, roncho.Client._call, roncho.ChatStream._take_event)
+    before = (roncho.Client._exchange, Exchange.result, ChatDecoder._take_event)
     rec = Recorder()
     with rec.install():
-        assert roncho.Client._send is not before[0]
-    assert (roncho.Client._send, roncho.Client._call, roncho.ChatStream._take_event) == before
+        assert roncho.Client._exchange is not before[0]
+    assert (roncho.Client._exchange, Exchange.result, ChatDecoder._take_event) == before
 
 
 def test_recorder_last_names_a_missing_op() -> None:

@@ -199,32 +199,33 @@ def test_redirect_error_message_and_location() -> None:
     assert "without a Location" in str(RedirectError(302, "GET", "/x"))
 
 
+# ``busy`` is what the operation says (only delete_workspace gives 409 that meaning); the
+# error no longer guesses it from the path, so a session named "workspaces" cannot fool it.
 @pytest.mark.parametrize(
-    ("status", "method", "path", "expected"),
+    ("status", "method", "path", "expected", "busy"),
     [
-        (401, "GET", "/v3/workspaces/w/queue/status", UnauthorizedError),
-        (403, "POST", "/v3/workspaces", UnauthorizedError),
-        (401, "DELETE", "/v3/workspaces/w", UnauthorizedError),
-        (409, "DELETE", "/v3/workspaces/w", WorkspaceBusyError),
-        (409, "DELETE", "/prefix/v3/workspaces/w", WorkspaceBusyError),
-        (409, "DELETE", "/v3/workspaces/w?x=1", WorkspaceBusyError),
-        (409, "DELETE", "/v3/workspaces/w/sessions/s", StatusError),
-        (409, "DELETE", "/v3/workspaces/w/sessions/workspaces/peers", StatusError),
-        (409, "POST", "/v3/workspaces", StatusError),
-        (409, "PUT", "/v3/workspaces/w", StatusError),
-        (409, "POST", "/v3/workspaces/w/sessions", StatusError),
-        (404, "DELETE", "/v3/workspaces/w", StatusError),
-        (400, "GET", "/v3/workspaces/w/queue/status", StatusError),
-        (422, "POST", "/v3/workspaces/w/conclusions/query", StatusError),
-        (500, "GET", "/health", StatusError),
-        (405, "DELETE", "/v3/workspaces/w/sessions/s/messages/m", StatusError),
+        (401, "GET", "/v3/workspaces/w/queue/status", UnauthorizedError, False),
+        (403, "POST", "/v3/workspaces", UnauthorizedError, False),
+        (401, "DELETE", "/v3/workspaces/w", UnauthorizedError, True),
+        (409, "DELETE", "/v3/workspaces/w", WorkspaceBusyError, True),
+        (409, "DELETE", "/prefix/v3/workspaces/w", WorkspaceBusyError, True),
+        (409, "DELETE", "/v3/workspaces/w/sessions/s", StatusError, False),
+        (409, "DELETE", "/v3/workspaces/w/sessions/workspaces/peers", StatusError, False),
+        (409, "POST", "/v3/workspaces", StatusError, False),
+        (409, "PUT", "/v3/workspaces/w", StatusError, False),
+        (409, "POST", "/v3/workspaces/w/sessions", StatusError, False),
+        (404, "DELETE", "/v3/workspaces/w", StatusError, True),
+        (400, "GET", "/v3/workspaces/w/queue/status", StatusError, False),
+        (422, "POST", "/v3/workspaces/w/conclusions/query", StatusError, False),
+        (500, "GET", "/health", StatusError, False),
+        (405, "DELETE", "/v3/workspaces/w/sessions/s/messages/m", StatusError, False),
     ],
 )
 def test_status_error_mapping(
-    status: int, method: str, path: str, expected: type[StatusError]
+    status: int, method: str, path: str, expected: type[StatusError], busy: bool
 ) -> None:
     body = b'{"detail":"x"}'
-    error = status_error(status, method, path, body)
+    error = status_error(status, method, path, body, busy=busy)
     assert type(error) is expected
     assert (error.status, error.method, error.path, error.body) == (status, method, path, body)
     assert error.request_sent is True

@@ -10,10 +10,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from roncho import ConfigError, DecodeError, Message
+from roncho import ConfigError, DecodeError, Message, MessageCreate
+from roncho._checks import check_batch, check_json, check_metadata
+from roncho._exchange import Response
 from roncho._http import ResponseHead
-from roncho._models import check_json, check_metadata
-from roncho._transport import Response
 
 FIELDS = (
     "id",
@@ -154,3 +154,43 @@ def test_metadata_depth_counts_arrays_as_the_server_does() -> None:
     assert check_metadata(five) is five
     with pytest.raises(ConfigError, match="deeper than 5"):
         check_metadata({"a": [[[[[]]]]]})  # dict and five lists: six levels
+
+
+# -- the outgoing fast path: a batch of plain messages ---------------------------------------
+peer_ids = st.one_of(
+    st.sampled_from(["alice", "bob", "x" * 512, "x" * 513, "", "a b", "é", "a/b"]),
+    st.text(max_size=6),
+    st.integers(),
+    st.just(["alice"]),
+)
+contents = st.one_of(
+    st.text(max_size=10),
+    st.sampled_from(["x" * 25_000, "x" * 25_001, "", "\ud800"]),
+    st.integers(),
+    st.none(),
+)
+messages = st.builds(
+    MessageCreate,
+    peer_id=peer_ids,
+    content=contents,
+    metadata=st.none() | st.just({"k": 1}),
+    created_at=st.none() | st.just("2026-11-30T12:00:00Z"),
+)
+
+
+def _slow_batch(batch: list[MessageCreate]) -> list[dict[str, Any]] | str:
+    try:
+        return [m.to_json(f"messages[{i}]") for i, m in enumerate(batch)]
+    except ConfigError as exc:
+        return str(exc)
+
+
+@given(st.lists(messages, min_size=1, max_size=5))
+def test_plain_message_fast_path_agrees_with_to_json(batch: list[MessageCreate]) -> None:
+    """The same bodies, or the same refusal (the fast path hands refusals to to_json)."""
+    expected = _slow_batch(batch)
+    try:
+        got: list[dict[str, Any]] | str = check_batch(batch, MessageCreate, "messages", "op")
+    except ConfigError as exc:
+        got = str(exc)
+    assert got == expected

@@ -1,7 +1,8 @@
 """``import roncho`` has no side effects: no thread, no asyncio/ssl/pandas, no environment
 read, no file opened except its own and the standard library's modules.
 
-Each check runs in a fresh interpreter (``-I``: no PYTHON* variables, no user site). The
+Each check runs in a fresh interpreter (``-I``: no PYTHON* variables, no user site; ``-B``:
+no bytecode written, so a first run after an edit opens no temporary .pyc file). The
 probe script installs an audit hook (``sys.addaudithook``) that records every ``open``
 event, and swaps ``os.environ`` for a mapping that records every access, before roncho is
 imported. A plain ``http://`` Client is then built, which must not load ssl either.
@@ -82,7 +83,7 @@ _PROBE = textwrap.dedent(
 
 def _probe(mode: str) -> dict[str, Any]:
     result = subprocess.run(
-        [sys.executable, "-I", "-c", f"MODE = {mode!r}\n" + _PROBE],
+        [sys.executable, "-I", "-B", "-c", f"MODE = {mode!r}\n" + _PROBE],
         capture_output=True,
         text=True,
         timeout=SUBPROCESS_TIMEOUT,
@@ -128,7 +129,7 @@ def test_import_probe_would_notice_an_environment_read() -> None:
     """The recorder is live: a read made after import, on purpose, is reported."""
     probe = _PROBE.replace('if MODE == "client":', 'os.environ.get("HOME")\nif MODE == "client":')
     result = subprocess.run(
-        [sys.executable, "-I", "-c", "MODE = 'import'\n" + probe],
+        [sys.executable, "-I", "-B", "-c", "MODE = 'import'\n" + probe],
         capture_output=True,
         text=True,
         timeout=SUBPROCESS_TIMEOUT,
@@ -137,3 +138,34 @@ def test_import_probe_would_notice_an_environment_read() -> None:
     assert result.returncode == 0, result.stderr
     reads = json.loads(result.stdout)["environ"]
     assert [what for what, _caller in reads] == ["get HOME"]
+
+
+def test_import_roncho_aio_loads_asyncio_but_no_ssl_thread_or_environment() -> None:
+    """``import roncho.aio`` is where asyncio comes in; an http:// AsyncClient makes no TLS
+    context, starts no thread and reads no environment. (asyncio itself imports ssl when
+    it is imported, so for roncho.aio "ssl only for https" means no TLS context, no
+    handshake, for http.)"""
+    probe = _PROBE.replace(
+        'if MODE == "client":',
+        'import roncho.aio\n'
+        'aio = roncho.aio.AsyncClient("http://127.0.0.1:9", "ws", api_key="k")\n'
+        "repr(aio)\n"
+        "assert aio._tls is None\n"
+        "aio.close()\n"
+        'if MODE == "client":',
+    )
+    result = subprocess.run(
+        [sys.executable, "-I", "-B", "-c", "MODE = 'import'\n" + probe],
+        capture_output=True,
+        text=True,
+        timeout=SUBPROCESS_TIMEOUT,
+        cwd="/",
+    )
+    assert result.returncode == 0, result.stderr
+    report = json.loads(result.stdout)
+    modules = set(report["new_modules"])
+    assert "asyncio" in modules and "roncho.aio" in modules
+    assert "concurrent.futures.thread" not in modules  # no executor, so no thread pool
+    assert report["threads"] == 1, report["thread_names"]
+    assert report["environ"] == []
+    assert report["bad_opens"] == []

@@ -38,13 +38,13 @@ from roncho import (
     Workspace,
     parse_timestamp,
 )
-from roncho._models import (
+from roncho._checks import (
     MAX_CONCLUSION_CHARS,
     MAX_MESSAGE_CHARS,
     MAX_METADATA_DEPTH,
     MAX_METADATA_KEYS,
-    decode_list,
 )
+from roncho._models import decode_list
 
 WHEN = "2026-11-30T12:00:00.123456Z"
 NANO = "V1StGXR8_Z5jdHi6B-myT"  # a 21-character nanoid, as the server makes

@@ -729,6 +729,9 @@ def test_operation_request_bytes_and_decoding(case: Case, key: str | None) -> No
     case.check(result)
 
 
+@pytest.mark.blocking_only(
+    "it reads Client's class; tests/aio's parity test holds AsyncClient to it"
+)
 def test_every_client_operation_has_a_wire_case() -> None:
     """A new public method on Client must get a case above."""
     ops = {

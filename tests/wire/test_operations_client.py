@@ -9,6 +9,7 @@ import pickle
 import socket
 import threading
 import traceback
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -188,12 +189,21 @@ def _frames_hold_key(exc: BaseException) -> list[str]:
     tb = exc.__traceback__
     while tb is not None:
         code = tb.tb_frame.f_code
-        if "/roncho/" in code.co_filename:
+        if _is_library_file(code.co_filename):
             for name, value in tb.tb_frame.f_locals.items():
                 if _holds_key(value):
                     found.append(f"{code.co_name}.{name}")
         tb = tb.tb_next
     return found
+
+
+def _is_library_file(filename: str) -> bool:
+    """True for roncho's own source files, judged by where the package really is, so a
+    checkout folder that happens to be named ``roncho`` does not count its tests."""
+    return Path(filename).resolve().is_relative_to(_LIBRARY_DIR)
+
+
+_LIBRARY_DIR = Path(roncho.__file__).resolve().parent
 
 
 def _holds_key(value: object) -> bool:

@@ -1,0 +1,250 @@
+"""What both clients share apart from I/O: configuration, the key, copies and lifetime.
+
+``Client`` and ``AsyncClient`` subclass ``ClientCore`` and add only their executor. The
+public methods are made from the operation catalogue by ``method_from``, which gives
+each the operation's own signature and docstring, with ``self`` in place of the scope.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from types import FunctionType
+from typing import Any, Final, TypeVar
+
+from . import _checks as check
+from ._config import Endpoint
+from ._deadline import Limits
+from ._errors import ConfigError, ReadOnlyError
+from ._exchange import Call
+from ._operations import Scope
+from ._transport import tls_context
+
+C = TypeVar("C", bound="ClientCore")
+F = TypeVar("F", bound=Callable[..., Any])
+
+DEFAULT_MAX_RESPONSE_BYTES: Final = 8 * 1024 * 1024
+_UNSET: Final[Any] = object()
+
+
+class _Closed:
+    def __repr__(self) -> str:
+        return "<closed>"
+
+
+CLOSED: Final = _Closed()
+
+
+class ClientCore:
+    """Immutable configuration for one workspace, and the key it wipes on close()."""
+
+    __slots__ = ("_endpoint", "_key", "_limits", "_read_only", "_scope", "_tls")
+    _endpoint: Endpoint
+    _key: bytearray | None
+    _limits: Limits
+    _read_only: bool
+    _scope: Scope
+    _tls: Any
+    _public_name: str = "roncho.Client"
+
+    def __init__(
+        self,
+        base_url: str,
+        workspace: str,
+        *,
+        api_key: str | None = None,
+        connect_timeout: float = 10.0,
+        read_timeout: float = 120.0,
+        max_response_bytes: int = DEFAULT_MAX_RESPONSE_BYTES,
+        read_only: bool = False,
+    ) -> None:
+        endpoint = check.parse_base_url(base_url)
+        limits = Limits(
+            connect_timeout=check.check_seconds(connect_timeout, "connect_timeout"),
+            read_timeout=check.check_seconds(read_timeout, "read_timeout"),
+            max_response_bytes=check.check_positive_int(max_response_bytes, "max_response_bytes"),
+        )
+        check.check_flag(read_only, "read_only")
+        self._init(
+            endpoint,
+            check.check_id(workspace, "workspace"),
+            check.check_api_key(api_key),
+            limits,
+            read_only,
+            tls_context() if endpoint.scheme == "https" else None,
+        )
+
+    def _init(
+        self,
+        endpoint: Endpoint,
+        workspace: str,
+        key: bytearray | None,
+        limits: Limits,
+        read_only: bool,
+        tls: Any,
+    ) -> None:
+        set_ = object.__setattr__
+        set_(self, "_endpoint", endpoint)
+        set_(self, "_scope", Scope(endpoint.prefix, workspace))
+        set_(self, "_key", key)
+        set_(self, "_limits", limits)
+        set_(self, "_read_only", read_only)
+        set_(self, "_tls", tls)
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError(
+            f"{self._public_name} is immutable; use with_workspace() or with_options()"
+        )
+
+    def __delattr__(self, name: str) -> None:
+        raise AttributeError(
+            f"{self._public_name} is immutable; use with_workspace() or with_options()"
+        )
+
+    def __repr__(self) -> str:
+        key = "set" if self._key is not None else "none"
+        mode = ", read_only" if self._read_only else ""
+        return (
+            f"<{self._public_name} {self._endpoint} workspace={self.workspace!r} key={key}{mode}>"
+        )
+
+    __str__ = __repr__
+
+    def __reduce__(self) -> Any:
+        raise TypeError(f"a {self._public_name} cannot be pickled (it would carry its key)")
+
+    # -- properties and copies -------------------------------------------------------------
+    @property
+    def base_url(self) -> str:
+        return str(self._endpoint)
+
+    @property
+    def workspace(self) -> str:
+        return self._scope.workspace
+
+    @property
+    def read_only(self) -> bool:
+        return self._read_only
+
+    @property
+    def has_key(self) -> bool:
+        return self._key is not None
+
+    @property
+    def closed(self) -> bool:
+        return self._tls is CLOSED
+
+    def with_workspace(
+        self: C, workspace: str, *, api_key: Any = _UNSET, read_only: bool | None = None
+    ) -> C:
+        """A client for another workspace. Without ``api_key`` it keeps this key (a copy)."""
+        key = check.check_api_key(api_key) if api_key is not _UNSET else self._copy_key()
+        return self._copy(
+            workspace=check.check_id(workspace, "workspace"),
+            key=key,
+            read_only=self._read_only if read_only is None else read_only,
+        )
+
+    def with_options(
+        self: C,
+        *,
+        connect_timeout: float | None = None,
+        read_timeout: float | None = None,
+        max_response_bytes: int | None = None,
+    ) -> C:
+        """The same client with other limits, e.g. a long read timeout for the dialectic."""
+        old = self._limits
+        limits = Limits(
+            connect_timeout=old.connect_timeout
+            if connect_timeout is None
+            else check.check_seconds(connect_timeout, "connect_timeout"),
+            read_timeout=old.read_timeout
+            if read_timeout is None
+            else check.check_seconds(read_timeout, "read_timeout"),
+            max_response_bytes=old.max_response_bytes
+            if max_response_bytes is None
+            else check.check_positive_int(max_response_bytes, "max_response_bytes"),
+        )
+        return self._copy(limits=limits, key=self._copy_key())
+
+    def _copy_key(self) -> bytearray | None:
+        self._check_open()
+        return None if self._key is None else bytearray(self._key)
+
+    def _copy(self: C, **changes: Any) -> C:
+        self._check_open()  # a copy of a closed client would be closed too: say so now
+        check.check_flag(changes.get("read_only", False), "read_only")
+        clone = object.__new__(type(self))
+        clone._init(
+            self._endpoint,
+            changes.get("workspace", self.workspace),
+            changes["key"],
+            changes.get("limits", self._limits),
+            changes.get("read_only", self._read_only),
+            self._tls,
+        )
+        return clone
+
+    # -- lifetime --------------------------------------------------------------------------
+    def _wipe(self) -> None:
+        """Overwrite the key in memory; the client refuses calls afterwards.
+
+        Python cannot promise the key left no other copy (the caller's own string, the
+        bytes of a request already sent); this wipes the one roncho keeps.
+        """
+        if self._key is not None:
+            for i in range(len(self._key)):
+                self._key[i] = 0
+        object.__setattr__(self, "_tls", CLOSED)
+
+    def __del__(self) -> None:
+        try:
+            key = self._key
+        except AttributeError:
+            return
+        if key is not None:
+            for i in range(len(key)):
+                key[i] = 0
+
+    def _check_open(self) -> None:
+        if self._tls is CLOSED:
+            raise ConfigError(f"this {self._public_name} is closed")
+
+    def _admit(self, call: Call[Any]) -> float | None:
+        """What every call checks before it connects; returns its checked deadline."""
+        if call.write and self._read_only:
+            raise ReadOnlyError(f"{call.op} changes server state and this client is read-only")
+        self._check_open()
+        deadline: float | None = check.check_seconds(call.deadline, "deadline", True)
+        return deadline
+
+
+def encode_json(body: object) -> bytes:
+    return json.dumps(body, ensure_ascii=False, allow_nan=False, separators=(",", ":")).encode(
+        "utf-8"
+    )
+
+
+def method_from(build: Callable[..., Any], method: F, returns: str | None = None) -> F:
+    """Give ``method`` the name and docstring of the operation ``build``, and a
+    ``__wrapped__`` that ``inspect.signature`` (and so ``help()``) reads: the operation's
+    parameters, its scope dropped as ``self`` is, and its result (``Call[Peer]`` shown as
+    ``Peer``; a stream method names its stream class). Nothing is compiled at import: the
+    shown function shares the operation's code.
+    """
+    code = build.__code__  # never run through ``shown``: only its names are read
+    names = ("self", *code.co_varnames[1:])
+    shown = FunctionType(
+        code.replace(co_varnames=names), build.__globals__, build.__name__, build.__defaults__
+    )
+    shown.__kwdefaults__ = build.__kwdefaults__
+    notes = {k: v for k, v in build.__annotations__.items() if k != code.co_varnames[0]}
+    result = str(notes.get("return", ""))
+    if returns is None and result.startswith("Call[") and result.endswith("]"):
+        returns = result[len("Call[") : -1]
+    shown.__annotations__ = {**notes, "return": returns or result}
+    shown.__doc__ = build.__doc__
+    method.__name__ = method.__qualname__ = build.__name__
+    method.__doc__ = build.__doc__
+    method.__wrapped__ = shown  # type: ignore[attr-defined]
+    return method

@@ -1,0 +1,327 @@
+"""Sans-IO exchange of one call: a ``Call`` (what an operation is) becomes request bytes,
+and the bytes that come back become the operation's result or its error. No sockets here.
+
+Both clients are executors around this: they connect, send ``request()``, and ``feed``
+what they read until ``needs_more`` is false; then ``result()`` (or, for a stream, the
+chat decoder) finishes the job. Everything the server sends is redacted of the key before
+any error or model can hold it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, Final, Generic, TypeVar
+from urllib.parse import quote
+
+from ._chat import ChatDecoder
+from ._config import Endpoint
+from ._errors import (
+    DecodeError,
+    ProtocolError,
+    RedirectError,
+    RonchoError,
+    StatusError,
+    status_error,
+)
+from ._http import BodyData, ResponseEnd, ResponseHead, ResponseParser, build_request
+from ._models import ChatChunk, parse_json
+from ._version import __version__
+
+T = TypeVar("T")
+
+# How much of an error body is worth reading: StatusError keeps 4 KiB of it.
+ERROR_BODY_BYTES: Final = 4096
+USER_AGENT: Final = f"roncho/{__version__}"
+NO_BODY: Final[Any] = object()
+
+
+class Response:
+    """A complete 2xx answer. ``take_body()`` hands the bytes over, so the decoder can let
+    them go while parsing: holding the bytes, the text and the objects at once costs 3x."""
+
+    __slots__ = ("_body", "head")
+
+    def __init__(self, head: ResponseHead, body: bytes) -> None:
+        self.head = head
+        self._body = body
+
+    @property
+    def status(self) -> int:
+        return self.head.status
+
+    @property
+    def body(self) -> bytes:
+        return self._body
+
+    def take_body(self) -> bytes:
+        body, self._body = self._body, b""
+        return body
+
+
+class Call(Generic[T]):
+    """One operation, ready to send: pure data plus its decoder.
+
+    ``busy`` says a 409 means WorkspaceBusyError; ``on_status`` may turn a StatusError into
+    a result (a 404 that means "not served") or a clearer error; ``stream`` marks a call
+    whose 2xx body is read as server-sent chat events. (A plain class, not a NamedTuple:
+    a NamedTuple compiles its constructor when the module is imported.)
+    """
+
+    __slots__ = (
+        "body", "busy", "deadline", "decode", "method", "on_status", "op", "path", "query",
+        "stream", "write",
+    )  # fmt: skip
+
+    def __init__(
+        self,
+        op: str,
+        method: str,
+        path: str,
+        decode: Callable[[Response], T],
+        *,
+        query: tuple[tuple[str, str], ...] = (),
+        body: Any = NO_BODY,
+        write: bool = False,
+        busy: bool = False,
+        stream: bool = False,
+        on_status: Callable[[StatusError], T] | None = None,
+        deadline: float | None = None,
+    ) -> None:
+        self.op = op
+        self.method = method
+        self.path = path
+        self.decode = decode
+        self.query = query
+        self.body = body
+        self.write = write
+        self.busy = busy
+        self.stream = stream
+        self.on_status = on_status
+        self.deadline = deadline
+
+    @property
+    def what(self) -> str:
+        """``METHOD /path`` for messages: never the query, never a header."""
+        return f"{self.method} {self.path}"
+
+    def __repr__(self) -> str:  # never the body: it is memory text
+        return f"<Call {self.op} {self.what}>"
+
+
+class Exchange(Generic[T]):
+    """The state of one call between the request and its result."""
+
+    def __init__(self, call: Call[T], key: bytearray | None, max_body: int) -> None:
+        self.call = call
+        self._key = key
+        self._max_body = max_body
+        self._parser = ResponseParser(max_body=max_body, request_method=call.method)
+        self._chunks: list[bytes] = []
+        self._size = 0
+        self.head: ResponseHead | None = None
+        self.failing = False  # a non-2xx head arrived: read a little of its body, then stop
+        self.ended = False
+        self.chat: ChatDecoder | None = None
+        self.streaming = False
+        self.starved = True  # the parser needs bytes from the connection
+
+    def request(self, endpoint: Endpoint, encode: Callable[[object], bytes]) -> bytes | bytearray:
+        """The whole request; with a key, a bytearray the caller wipes once it is sent."""
+        call = self.call
+        target = call.path
+        if call.query:
+            target += "?" + "&".join(f"{n}={quote(v, safe='')}" for n, v in call.query)
+        accept = "text/event-stream" if call.stream else "application/json"
+        headers = [("Accept", accept), ("User-Agent", USER_AGENT)]
+        payload = None
+        if call.body is not NO_BODY:
+            payload = encode(call.body)
+            headers.append(("Content-Type", "application/json"))
+        return build_request(
+            call.method, target, endpoint.host_header, headers, payload, bearer=self._key
+        )
+
+    @property
+    def needs_more(self) -> bool:
+        if self.ended:
+            return False
+        if self.call.stream and not self.failing:
+            return self.head is None
+        return True
+
+    def feed(self, data: bytes) -> None:
+        """Bytes read from the connection; ``b""`` when the server closed it."""
+        self._parser.feed(data)
+        del data  # it may echo the key: no frame a traceback keeps may hold it
+        self.pump()
+
+    def start_stream(self) -> None:
+        """Let a stream's body flow into its chat decoder (until now only the head was read),
+        so an error in what came with the head is raised by the stream, as later ones are."""
+        self.streaming = True
+        self.pump()
+
+    def pump(self) -> None:
+        try:
+            self.starved = False
+            while not self.ended:
+                chat = self.chat
+                if chat is not None and (not self.streaming or chat.pending):
+                    # A stream's body waits for the stream, and each chunk is handed out
+                    # before the next event is read (a bad end must not hide good chunks).
+                    return
+                event = self._parser.next_event()
+                if event is None:
+                    self.starved = True
+                    return
+                self._take(event)
+        except RonchoError as exc:
+            if self.failing:  # the status is what matters; keep whatever body arrived
+                self.ended = True
+                return
+            if exc.request_sent:
+                raise
+            # The parser's errors know nothing of the request: name it, and say it was sent.
+            raise type(exc)(f"{self.call.what}: {exc}", request_sent=True) from None
+
+    def _take(self, event: ResponseHead | BodyData | ResponseEnd) -> None:
+        if isinstance(event, BodyData):
+            if self.chat is not None:
+                self.chat.feed(event.data)
+                return
+            self._chunks.append(event.data)
+            self._size += len(event.data)
+            if self.failing and self._size >= ERROR_BODY_BYTES:
+                self.ended = True
+        elif isinstance(event, ResponseHead):
+            self.head = event
+            if not 200 <= event.status < 300:
+                self.failing = True
+            elif self.call.stream:
+                self.chat = ChatDecoder(
+                    self.call.op, event.get("content-type"), self._max_body, self.redact
+                )
+        else:
+            self.ended = True
+            if self.chat is not None:
+                self.chat.end()
+
+    def next_chunk(self, closed: bool) -> ChatChunk | None:
+        """A stream's next chunk, or None when bytes must be read first (``feed``).
+
+        Raises StopIteration once the final chunk has been handed out, and ProtocolError
+        when the stream was ``closed`` before its final event (a cut answer never passes
+        as a whole one).
+        """
+        chat = self.chat
+        assert chat is not None
+        while (chunk := chat.pop()) is None:
+            if chat.finished:
+                raise StopIteration
+            if closed:
+                raise ProtocolError(
+                    f"{self.call.op}: the stream was closed before its final event",
+                    request_sent=True,
+                )
+            if not self.streaming:
+                self.start_stream()
+            elif self.starved:
+                return None
+            else:
+                self.pump()
+        return chunk
+
+    def result(self) -> T:
+        """The decoded answer, or the error the answer means."""
+        call = self.call
+        if self.failing:
+            failure = self.failure()
+            if call.on_status is not None and isinstance(failure, StatusError):
+                return call.on_status(failure)
+            raise failure
+        assert self.head is not None and self.ended
+        response = Response(self._scrub(self.head), self.redact(b"".join(self._chunks)))
+        self._chunks = []
+        return call.decode(response)
+
+    def failure(self) -> RonchoError:
+        """The error for a non-2xx head; built from the redacted body and Location only."""
+        head = self.head
+        assert head is not None
+        call = self.call
+        kept = self.redact(b"".join(self._chunks)[:ERROR_BODY_BYTES])
+        self._chunks = []
+        # What the exchange keeps (a frame a reporter records may reach it) is redacted too.
+        self.head = self._scrub(head)
+        if 300 <= head.status < 400:
+            location = head.get("location")
+            if location is not None:
+                location = self.redact(location.encode("latin-1")).decode("latin-1")[:200]
+            return RedirectError(head.status, call.method, call.path, kept, location=location)
+        return status_error(head.status, call.method, call.path, kept, busy=call.busy)
+
+    def redact(self, data: bytes) -> bytes:
+        """A server that echoes the request must not put the key into an error."""
+        key = self._key
+        if not key or key not in data:
+            return data
+        return data.replace(key, b"[redacted]")
+
+    def _scrub(self, head: ResponseHead) -> ResponseHead:
+        key = self._key
+        if not key or not any(key in v.encode("latin-1") for _, v in head.headers):
+            return head
+        headers = tuple(
+            (name, self.redact(value.encode("latin-1")).decode("latin-1"))
+            for name, value in head.headers
+        )
+        return head._replace(headers=headers)
+
+
+# -- decoders every operation shares -------------------------------------------------------
+def read_json(response: Response, op: str, *, allow_empty: bool = False) -> Any:
+    encoding = (response.head.get("content-encoding") or "identity").strip().lower()
+    if encoding != "identity":
+        raise DecodeError(
+            f"{op}: the answer is encoded with {encoding[:40]!r}, which roncho never asks for",
+            request_sent=True,
+        )
+    body = response.take_body()  # so only the text and the objects are alive at once
+    # isspace() stops at the first other byte; strip() would copy a large body.
+    if (not body or body.isspace()) and (allow_empty or response.status == 204):
+        return None
+    try:
+        text = body.decode("utf-8")
+        del body
+        return parse_json(text)
+    except UnicodeDecodeError:
+        raise DecodeError(f"{op}: the answer is not UTF-8", request_sent=True) from None
+    except RecursionError:
+        raise DecodeError(f"{op}: the answer nests too deeply", request_sent=True) from None
+    except ValueError as exc:
+        raise DecodeError(
+            f"{op}: the answer is not JSON ({str(exc)[:120]})", request_sent=True
+        ) from None
+
+
+def decoded(
+    op: str, model: Callable[[object, str], T], *, allow_empty: bool = False
+) -> Callable[[Response], T]:
+    """A decoder: the answer's JSON through ``model``; every failure says request_sent."""
+
+    def decode(response: Response) -> T:
+        data = read_json(response, op, allow_empty=allow_empty)
+        try:
+            return model(data, op)
+        except DecodeError as exc:
+            exc.request_sent = True
+            raise
+        except RecursionError:
+            raise DecodeError(f"{op}: the answer nests too deeply", request_sent=True) from None
+
+    return decode
+
+
+def nothing(response: Response) -> None:
+    """For 204 answers (and any other 2xx): the body is not read."""
+    return None

@@ -1,0 +1,15 @@
+"""roncho.aio: the asyncio client, ``AsyncClient``, a thin sibling of ``roncho.Client``.
+
+Importing it imports asyncio (``import roncho`` alone never does). Standard library only;
+ssl loads only for an https base URL.
+"""
+
+from __future__ import annotations
+
+from ._client import AsyncClient
+from ._stream import AsyncChatStream
+
+__all__ = ["AsyncChatStream", "AsyncClient"]
+
+# Tracebacks and reprs name the import users write, not the private module.
+AsyncClient.__module__ = AsyncChatStream.__module__ = __name__

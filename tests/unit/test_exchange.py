@@ -1,0 +1,149 @@
+"""The sans-IO exchange and the pure pieces both executors share: the request bytes
+(Authorization included) from one function, the answer from bytes in any split, errors
+chosen by the operation, and the deadline as a pure object."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+import roncho
+from roncho import (
+    DeadlineExceeded,
+    DecodeError,
+    ProtocolError,
+    RedirectError,
+    StatusError,
+    WorkspaceBusyError,
+)
+from roncho import _operations as ops
+from roncho._base import encode_json
+from roncho._config import parse_base_url
+from roncho._deadline import Deadline
+from roncho._exchange import ERROR_BODY_BYTES, Exchange
+from roncho._http import build_request
+
+ENDPOINT = parse_base_url("http://127.0.0.1:8000/pre")
+SCOPE = ops.Scope(ENDPOINT.prefix, "ws")
+KEY = bytearray(b"sk-secret")
+
+
+def answer(status: int, body: bytes, *headers: str) -> bytes:
+    head = [f"HTTP/1.1 {status} X", f"Content-Length: {len(body)}", *headers]
+    return ("\r\n".join(head) + "\r\n\r\n").encode() + body
+
+
+def run(exchange: Exchange[object], data: bytes, step: int = 1) -> None:
+    for i in range(0, len(data), step):
+        if not exchange.needs_more:
+            return
+        exchange.feed(data[i : i + step])
+    if exchange.needs_more:
+        exchange.feed(b"")
+
+
+def test_the_whole_request_comes_from_one_function_with_the_key_after_host() -> None:
+    call = ops.get_or_create_peer(SCOPE, "alice")
+    wire = Exchange(call, KEY, 1024).request(ENDPOINT, encode_json)
+    assert isinstance(wire, bytearray)  # so the executor can wipe it once sent
+    body = b'{"id":"alice"}'
+    assert bytes(wire) == (
+        b"POST /pre/v3/workspaces/ws/peers HTTP/1.1\r\n"
+        b"Host: 127.0.0.1:8000\r\n"
+        b"Authorization: Bearer sk-secret\r\n"
+        b"Accept: application/json\r\n"
+        b"User-Agent: roncho/" + roncho.__version__.encode() + b"\r\n"
+        b"Content-Type: application/json\r\n"
+        b"Content-Length: %d\r\n"
+        b"Connection: close\r\n\r\n" % len(body) + body
+    )
+
+
+def test_without_a_key_no_authorization_and_a_bodiless_post_says_length_zero() -> None:
+    wire = build_request("POST", "/v3/keys?peer_id=p", "h", [], None)
+    assert isinstance(wire, bytes) and b"Authorization" not in wire
+    assert b"\r\nContent-Length: 0\r\n" in wire
+    assert b"Content-Length" not in build_request("GET", "/x", "h", [], None)
+
+
+@pytest.mark.parametrize("step", [1, 7, 10_000])
+def test_an_answer_in_any_split_decodes(step: int) -> None:
+    exchange = Exchange(ops.get_or_create_peer(SCOPE, "alice"), None, 1 << 20)
+    body = json.dumps({"id": "alice", "workspace_id": "ws", "created_at": "2026-11-30T12:00:00Z"})
+    run(exchange, answer(201, body.encode(), "Content-Type: application/json"), step)
+    peer = exchange.result()
+    assert (peer.id, peer.created) == ("alice", True)
+
+
+def test_busy_is_the_operations_word_not_the_paths() -> None:
+    for call, expected in [
+        (ops.delete_workspace(SCOPE), WorkspaceBusyError),
+        (ops.delete_session(SCOPE, "workspaces"), StatusError),
+    ]:
+        exchange = Exchange(call, None, 1 << 20)
+        run(exchange, answer(409, b'{"detail":"busy"}'))
+        with pytest.raises(StatusError) as info:
+            exchange.result()
+        assert type(info.value) is expected and info.value.request_sent is True
+
+
+def test_an_error_body_is_read_only_so_far_and_redacted() -> None:
+    exchange = Exchange(ops.probe(SCOPE), KEY, 1 << 20)
+    exchange.feed(answer(500, b"sk-secret " + b"x" * 10 * ERROR_BODY_BYTES))
+    assert not exchange.needs_more  # it stops reading once it has what an error keeps
+    with pytest.raises(StatusError) as info:
+        exchange.result()
+    assert b"sk-secret" not in info.value.body and info.value.body.startswith(b"[redacted]")
+
+
+def test_a_redirect_is_an_error_with_its_location_redacted() -> None:
+    exchange = Exchange(ops.probe(SCOPE), KEY, 1 << 20)
+    run(exchange, answer(302, b"", "Location: http://elsewhere/?k=sk-secret"))
+    with pytest.raises(RedirectError) as info:
+        exchange.result()
+    assert info.value.location == "http://elsewhere/?k=[redacted]"
+
+
+def test_a_parser_error_names_the_request_and_says_it_was_sent() -> None:
+    exchange = Exchange(ops.probe(SCOPE), None, 1 << 20)
+    with pytest.raises(ProtocolError, match=r"^GET /pre/health: malformed status line") as info:
+        exchange.feed(b"HTTP/9 200 OK\r\n\r\n")
+    assert info.value.request_sent is True
+
+
+def test_on_status_turns_a_404_into_a_result() -> None:
+    exchange = Exchange(ops.server_version(SCOPE), None, 1 << 20)
+    run(exchange, answer(404, b'{"detail":"Not Found"}'))
+    assert exchange.result() is None
+
+
+def test_a_decode_failure_says_the_request_was_sent() -> None:
+    exchange = Exchange(ops.probe(SCOPE), None, 1 << 20)
+    run(exchange, answer(200, b"[1, 2]"))
+    with pytest.raises(DecodeError) as info:
+        exchange.result()
+    assert info.value.request_sent is True
+
+
+def test_a_stream_stops_at_its_head_until_the_stream_pulls() -> None:
+    exchange = Exchange(ops.chat_stream(SCOPE, "alice", "q"), None, 1 << 20)
+    exchange.feed(
+        b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n\r\n"
+        b'data: {"delta": {"content": "hi"}, "done": false}\n\n'
+    )
+    assert not exchange.needs_more and exchange.chat is not None
+    assert exchange.chat.pop() is None  # the body waits for the stream
+    exchange.start_stream()
+    chunk = exchange.chat.pop()
+    assert chunk is not None and chunk.content == "hi"
+
+
+def test_the_deadline_is_pure() -> None:
+    clock = Deadline(read_timeout=5.0, total=None, now=100.0)
+    assert clock.wait_for(5.0, now=1e9) == (5.0, False)
+    clock = Deadline(read_timeout=5.0, total=2.0, now=100.0)
+    assert clock.wait_for(5.0, now=100.5) == (1.5, True)
+    assert clock.wait_for(1.0, now=100.5) == (1.0, False)
+    with pytest.raises(DeadlineExceeded):
+        clock.wait_for(5.0, now=102.0)
