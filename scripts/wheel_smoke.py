@@ -73,9 +73,10 @@ def one_call_of_each_kind_against_the_emulator(wheel: Path) -> None:
     import roncho
     from roncho.testing import FakeHoncho
 
-    with FakeHoncho(flush=True) as fake, roncho.Client(
-        fake.url, "smoke", connect_timeout=5, read_timeout=30
-    ) as client:
+    with (
+        FakeHoncho(flush=True) as fake,
+        roncho.Client(fake.url, "smoke", connect_timeout=5, read_timeout=30) as client,
+    ):
         assert client.probe().status == "ok"  # GET, no workspace
         client.server_version()  # GET /openapi.json
         assert client.get_or_create_workspace().created  # POST, 201
