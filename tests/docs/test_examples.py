@@ -252,3 +252,34 @@ def test_examples_cannot_leave_loopback(loopback_only: None) -> None:
         socket.create_connection(("192.0.2.1", 9), timeout=1)
     with pytest.raises(roncho.ConnectError):
         roncho.Client("http://honcho.lan:8000", "w", connect_timeout=1).probe()
+
+
+def _readme_error_tree() -> list[tuple[int, str]]:
+    """(indent, name) of each line of the README's error tree (the block under "## Errors")."""
+    text = (ROOT / "README.md").read_text()
+    section = text.split("\n## Errors\n", 1)[1]
+    tree = section.split("```", 2)[1]
+    return [
+        (len(line) - len(line.lstrip()), line.split()[0])
+        for line in tree.splitlines()
+        if line.strip()
+    ]
+
+
+def test_the_readme_error_tree_names_every_exported_error_under_its_parent() -> None:
+    exported = {
+        name
+        for name in roncho.__all__
+        if isinstance(getattr(roncho, name), type)
+        and issubclass(getattr(roncho, name), BaseException)
+    }
+    tree = _readme_error_tree()
+    assert {name for _, name in tree} == exported
+    parents: list[tuple[int, str]] = []
+    for indent, name in tree:
+        while parents and parents[-1][0] >= indent:
+            parents.pop()
+        if parents:
+            parent = getattr(roncho, parents[-1][1])
+            assert issubclass(getattr(roncho, name), parent), f"{name} is not a {parent}"
+        parents.append((indent, name))
