@@ -20,34 +20,8 @@ fi
     .venv/bin/python -m pip install --quiet --disable-pip-version-check -e '.[test]' ||
     { echo "test.sh: installing into .venv failed (it needs package-index access)" >&2; exit 1; }
 
-verdicts=()
-failures=0
-passes=0
-
-# stage NAME COMMAND...: runs COMMAND, records "pass" or "FAIL" with its time and exit code.
-stage() {
-    local name=$1 started=$SECONDS status
-    shift
-    echo "== $name"
-    "$@"
-    status=$?
-    if [ "$status" -eq 0 ]; then
-        verdicts+=("pass  $name ($((SECONDS - started)) s)")
-        passes=$((passes + 1))
-    else
-        # pytest's 5 ("no tests collected") is a failure too: a stage that ran nothing
-        # must not look green.
-        local why="exit $status"
-        [ "$status" -eq 5 ] && why="exit 5: no tests collected"
-        verdicts+=("FAIL  $name ($why, $((SECONDS - started)) s)")
-        failures=$((failures + 1))
-    fi
-}
-
-note() {
-    echo "== note: $1"
-    verdicts+=("note  $1")
-}
+# shellcheck source=scripts/stages.sh
+source scripts/stages.sh
 
 stage "ruff" .venv/bin/ruff check roncho tests scripts benchmarks notebooks/_lab.py
 stage "mypy (strict on roncho/)" .venv/bin/mypy
@@ -98,9 +72,4 @@ stage "pytest (tests and notebooks)" .venv/bin/python -m pytest tests \
     --nbval-lax --nbval-sanitize-with tests/notebooks/sanitize.cfg notebooks \
     -p no:cacheprovider "$@"
 
-echo
-echo "== test.sh verdicts"
-printf '%s\n' "${verdicts[@]}"
-# The closing line in the form CI reads: stages, not tests (pytest printed those above).
-echo "stages: $passes passed, $failures failed"
-[ "$failures" -eq 0 ]
+finish stages
