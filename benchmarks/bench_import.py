@@ -4,6 +4,11 @@ Contenders, each a fresh ``python -c``:
     bare          ``pass`` with the plain interpreter (PYTHONPATH = the repo)
     stdlib-deps   imports exactly the standard-library modules that ``import roncho`` loads
     roncho        ``import roncho``
+
+Also, per roncho contender, ``import roncho`` timed inside the child after its stdlib
+modules are imported (wall and CPU clocks): the same "own cost" without the start-up of
+a whole interpreter, so it stays readable on a loaded machine where the difference of
+two process wall times drowns in noise.
     sdk-bare      ``pass`` with the SDK venv's interpreter (its site-packages .pth files)
     sdk           ``import honcho`` in the SDK venv
 
@@ -43,6 +48,33 @@ class ImportResult:
     modules: list[str]
     wall_ms: dict[str, list[float]] = field(default_factory=dict)
     rss_kib: dict[str, list[float]] = field(default_factory=dict)
+    # Inside the child, stdlib modules already imported: contender -> [(wall ms, CPU ms)].
+    inside_ms: dict[str, list[tuple[float, float]]] = field(default_factory=dict)
+
+
+_INSIDE = (
+    "import time\n"
+    "t0, c0 = time.perf_counter(), time.process_time()\n"
+    "import roncho\n"
+    "print((time.perf_counter() - t0) * 1e3, (time.process_time() - c0) * 1e3)\n"
+)
+
+
+def inside(python: str, env: dict[str, str], modules: list[str]) -> tuple[float, float]:
+    """``import roncho`` timed by the child itself, its stdlib modules imported first."""
+    code = "import " + ", ".join(modules) + "\n" + _INSIDE
+    out = subprocess.run(
+        [python, "-c", code],
+        env=env,
+        cwd=NEUTRAL_CWD,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=CHILD_TIMEOUT,
+    )
+    out.check_returncode()
+    wall, cpu = out.stdout.split()
+    return float(wall), float(cpu)
 
 
 def stdlib_modules(python: str, env: dict[str, str]) -> list[str]:
@@ -126,6 +158,9 @@ def run(interp: Interpreters, rounds: int, repeats: int) -> ImportResult:
                 wall, rss = spawn(argv, child_env)
                 result.wall_ms.setdefault(name, []).append(wall * 1e3)
                 result.rss_kib.setdefault(name, []).append(float(rss))
+                if name.startswith("roncho"):
+                    timed = inside(python, child_env, modules)
+                    result.inside_ms.setdefault(name, []).append(timed)
     return result
 
 
@@ -153,6 +188,13 @@ def report(result: ImportResult) -> tuple[str, list[str]]:
         f"{(r['roncho'] - r['bare']) / 1024:.2f} MiB over a bare interpreter",
         f"roncho's own cost over its stdlib modules: {own_ms:+.1f} ms, {own_mb:+.2f} MiB",
     ]
+    for name, samples in result.inside_ms.items():
+        wall_in = Summary.of([w for w, _ in samples])
+        cpu_in = Summary.of([c for _, c in samples])
+        text.append(
+            f"{name}: import roncho timed inside the child, stdlib modules already imported: "
+            f"wall {wall_in.show(1, ' ms')}, CPU {cpu_in.show(1, ' ms')}"
+        )
     if "roncho-alt" in m:
         text.append(
             f"roncho-alt: {m['roncho-alt'] - m['stdlib-deps']:+.1f} ms, "

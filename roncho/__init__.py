@@ -46,6 +46,7 @@ from ._models import (
     Workspace,
     parse_timestamp,
 )
+from ._public import publish as _publish
 from ._scratch import ScratchCleanupError, scratch_workspace
 from ._stream import ChatStream
 
@@ -89,3 +90,7 @@ __all__ = [
     "parse_timestamp",
     "scratch_workspace",
 ]
+
+# Tracebacks and reprs say roncho.ConfigError, not roncho._errors.ConfigError.
+_publish(globals(), __all__)
+del _publish

@@ -26,6 +26,16 @@ _PREFIX_PATTERN = re.compile(r"(/[A-Za-z0-9._~!$&'()*+,;=:@-]+)*")
 # "_" is allowed in names (RFC 3986 reg-name): Docker service names such as honcho_api.
 _HOST_PATTERN = re.compile(r"[A-Za-z0-9._-]{1,253}|[0-9A-Fa-f:.]{2,45}")
 
+# Where Honcho's own routes begin (reference §1.1: everything under /v3, and /health,
+# /metrics, /openapi.json, /docs, /redoc at the root). roncho adds these itself, so a base
+# URL that already holds one would send every request to /v3/v3/... and get 404s.
+_ROUTE_ROOTS = frozenset({"v3", "health", "metrics", "openapi.json", "docs", "redoc"})
+
+# A scheme-less "host[:port][/path]" that is safe to echo back with http:// in front.
+_BARE_HOST = re.compile(r"[A-Za-z0-9._-]+(:[0-9]{1,5})?(/[A-Za-z0-9._~-]+)*/?")
+
+_EXAMPLE = "for example 'http://127.0.0.1:8000', or 'https://honcho.example/prefix' behind a proxy"
+
 # RFC 6750 b64token: the characters a Bearer credential may hold.
 _KEY_PATTERN = re.compile(r"[A-Za-z0-9._~+/=-]+")
 
@@ -49,7 +59,25 @@ class Endpoint(NamedTuple):
 
 
 def parse_base_url(base_url: object) -> Endpoint:
-    """Check the base URL: http(s), a host, optional port and path prefix, nothing else."""
+    """Check the base URL: http(s), a host, optional port and path prefix, nothing else.
+
+    A prefix that already holds one of Honcho's routes (``/v3``, ``/v3/workspaces``,
+    ``/health``) is refused, naming the base URL that was meant; a reverse proxy's own
+    prefix (``/honcho``) is kept.
+    """
+    endpoint = _parse(base_url)
+    meant = _without_route(endpoint)
+    if meant is not None:
+        root = endpoint.prefix[len(meant.prefix) :].split("/")[1]
+        raise ConfigError(
+            f"base_url path {endpoint.prefix!r} already holds Honcho's route '/{root}'; "
+            f"roncho adds the routes itself, so a call would go to "
+            f"'{endpoint.prefix}/v3/workspaces' and fail with 404: use {str(meant)!r}"
+        )
+    return endpoint
+
+
+def _parse(base_url: object) -> Endpoint:
     if not isinstance(base_url, str) or not base_url:
         raise ConfigError(
             "base_url is required (for example 'http://127.0.0.1:8000'); "
@@ -66,7 +94,7 @@ def parse_base_url(base_url: object) -> Endpoint:
         raise ConfigError(f"base_url is not a valid URL: {exc}") from None
     scheme = parts.scheme.lower()
     if scheme not in ("http", "https"):
-        raise ConfigError("base_url must start with http:// or https://")
+        raise ConfigError(_scheme_problem(base_url, scheme))
     if "@" in parts.netloc:
         raise ConfigError("base_url must not carry user information; pass api_key instead")
     host = parts.hostname or ""
@@ -81,6 +109,33 @@ def parse_base_url(base_url: object) -> Endpoint:
     if not _PREFIX_PATTERN.fullmatch(prefix) or "/../" in prefix + "/" or "/./" in prefix + "/":
         raise ConfigError("base_url path prefix may hold only plain path segments")
     return Endpoint(scheme, host, port or (443 if scheme == "https" else 80), prefix)
+
+
+def _scheme_problem(base_url: str, scheme: str) -> str:
+    """What is wrong with a base URL that is not http(s), and what a right one looks like."""
+    if "://" not in base_url and _BARE_HOST.fullmatch(base_url):
+        # "localhost:8000" (which urlsplit reads as scheme "localhost") or "10.0.0.5:8000".
+        try:
+            endpoint = _parse("http://" + base_url)
+        except ConfigError:
+            pass
+        else:
+            meant = _without_route(endpoint) or endpoint
+            return (
+                f"base_url {base_url!r} has no scheme: write {str(meant)!r} (or https:// for TLS)"
+            )
+    got = f" (got {scheme}://)" if scheme and "://" in base_url else ""
+    return f"base_url must start with http:// or https://{got}; {_EXAMPLE}"
+
+
+def _without_route(endpoint: Endpoint) -> Endpoint | None:
+    """The endpoint cut before the first segment where Honcho's routes begin, or None
+    when its prefix holds none."""
+    segments = endpoint.prefix.split("/")[1:]
+    for i, segment in enumerate(segments):
+        if segment.lower() in _ROUTE_ROOTS:
+            return endpoint._replace(prefix="".join(f"/{s}" for s in segments[:i]))
+    return None
 
 
 def check_id(value: object, what: str) -> str:

@@ -1,4 +1,7 @@
-"""Frozen dataclasses for what Honcho answers, and for what roncho sends.
+"""Frozen records for what Honcho answers, and for what roncho sends.
+
+Each model is a Record (``_record.py``): a frozen, slotted, dataclass-like class that
+costs next to nothing to define, so ``import roncho`` stays cheap.
 
 Decoding (``from_json``) requires only the fields memoryd relies on, ignores every field
 the server adds, and raises DecodeError naming the operation and the field, never a bare
@@ -14,12 +17,12 @@ import json
 import math
 import re
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Generic, TypeVar
 
 from ._config import check_id
 from ._errors import ConfigError, DecodeError
+from ._record import Record, field, storage
 
 # Server limits (reference §1.3, O4, O8): checked before sending, so nothing is refused late.
 MAX_METADATA_KEYS = 100
@@ -160,8 +163,7 @@ def decode_list(data: object, op: str, item: Callable[[object, str], T]) -> tupl
 
 
 # -- resources ---------------------------------------------------------------------------
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Workspace:
+class Workspace(Record, kw_only=True):
     """A workspace: the unit a key is scoped to. ``created`` is set only by get-or-create."""
 
     id: str
@@ -182,8 +184,7 @@ class Workspace:
         )
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Peer:
+class Peer(Record, kw_only=True):
     """A participant (user, agent) whose messages can be observed and reasoned about."""
 
     id: str
@@ -206,8 +207,7 @@ class Peer:
         )
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Session:
+class Session(Record, kw_only=True):
     """A conversation; ``is_active`` turns false at once when it is deleted."""
 
     id: str
@@ -233,8 +233,7 @@ class Session:
         )
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class SessionPeerConfig:
+class SessionPeerConfig(Record, kw_only=True):
     """A peer's observation switches inside one session; None means "not set here"."""
 
     observe_me: bool | None = None
@@ -256,8 +255,7 @@ class SessionPeerConfig:
         return cls(observe_me=f.opt_flag("observe_me"), observe_others=f.opt_flag("observe_others"))
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Message:
+class Message(Record, kw_only=True):
     """A stored message. Required are only the fields memoryd reads; ``role`` is not sent."""
 
     id: str
@@ -273,7 +271,8 @@ class Message:
     def from_json(cls, data: object, op: str) -> Message:
         # Pages of messages are the bulk of what roncho decodes, so the well-formed case
         # skips _Fields and the frozen __init__ (2.3 us -> 0.9 us a message, see
-        # benchmarks/RESULTS.md); anything unusual takes the checked path and its errors.
+        # benchmarks/RESULTS.md, and 0.9 -> 0.5 us with the blank below); anything
+        # unusual takes the checked path and its errors.
         if type(data) is dict:
             get = data.get
             id_, content, peer, session = (
@@ -294,26 +293,20 @@ class Message:
                 and (workspace is None or type(workspace) is str)
                 and (tokens is None or type(tokens) is int)
             ):
-                message = object.__new__(cls)
-                (
-                    set_id,
-                    set_content,
-                    set_peer,
-                    set_session,
-                    set_created,
-                    set_meta,
-                    set_ws,
-                    set_tokens,
-                ) = _MESSAGE_SETTERS
-                set_id(message, id_)
-                set_content(message, content)
-                set_peer(message, peer)
-                set_session(message, session)
-                set_created(message, created)
-                set_meta(message, {} if meta is None else meta)
-                set_ws(message, workspace)
-                set_tokens(message, tokens)
-                return message
+                # A blank of Message's own layout, filled by plain attribute stores
+                # (which CPython specialises), then made a Message (see _record.storage).
+                message: Any = object.__new__(_MESSAGE_STORAGE)
+                message.id = id_
+                message.content = content
+                message.peer_id = peer
+                message.session_id = session
+                message.created_at = created
+                message.metadata = {} if meta is None else meta
+                message.workspace_id = workspace
+                message.token_count = tokens
+                message.__class__ = cls
+                built: Message = message
+                return built
         f = _Fields(data, op, "message")
         return cls(
             id=f.text("id"),
@@ -327,24 +320,10 @@ class Message:
         )
 
 
-# The slots' own setters: the frozen dataclass refuses setattr, its descriptors do not.
-_MESSAGE_SETTERS = tuple(
-    getattr(Message, name).__set__
-    for name in (
-        "id",
-        "content",
-        "peer_id",
-        "session_id",
-        "created_at",
-        "metadata",
-        "workspace_id",
-        "token_count",
-    )
-)
+_MESSAGE_STORAGE = storage(Message)
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Conclusion:
+class Conclusion(Record, kw_only=True):
     """What ``observer_id`` has concluded about ``observed_id``; explicit ones have no sources."""
 
     id: str
@@ -372,8 +351,7 @@ class Conclusion:
         )
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Page(Generic[T]):
+class Page(Record, Generic[T], kw_only=True):
     """One page of a list; ``pages`` is 0 when ``total`` is 0."""
 
     items: tuple[T, ...]
@@ -397,8 +375,7 @@ class Page(Generic[T]):
         )
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class EvidenceMessage:
+class EvidenceMessage(Record, kw_only=True):
     """A message the dialectic read (ids only, no content)."""
 
     id: str
@@ -417,8 +394,7 @@ class EvidenceMessage:
         )
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Evidence:
+class Evidence(Record, kw_only=True):
     """What the dialectic read to answer (OAS 3.3 ``include_evidence``)."""
 
     conclusions: tuple[Conclusion, ...] = ()
@@ -440,8 +416,7 @@ class Evidence:
         )
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class ChatAnswer:
+class ChatAnswer(Record, kw_only=True):
     """The dialectic's answer; ``content`` is None when the server had nothing to say."""
 
     content: str | None
@@ -455,8 +430,7 @@ class ChatAnswer:
         return cls(content=f.opt_text("content"), evidence=evidence)
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class ChatChunk:
+class ChatChunk(Record, kw_only=True):
     """One piece of a streamed answer; the last one has ``done`` set (and any evidence)."""
 
     content: str
@@ -478,8 +452,7 @@ class ChatChunk:
         return cls(content=content, done=done, evidence=evidence)
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class SessionQueueStatus:
+class SessionQueueStatus(Record, kw_only=True):
     """Queue counts for one session, keyed by the server's internal session id."""
 
     session_id: str
@@ -489,8 +462,7 @@ class SessionQueueStatus:
     pending_work_units: int
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class QueueStatus:
+class QueueStatus(Record, kw_only=True):
     """Deriver queue counts. They count queue rows (one per message and task), not units.
 
     ``sessions`` is keyed by the server's internal session id, not the session name.
@@ -529,14 +501,14 @@ class QueueStatus:
         )
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Health:
+class Health(Record, kw_only=True):
     """``GET /health``. Honcho 3.2 reveals no version here (nor in any header)."""
 
     status: str
 
     @property
     def ok(self) -> bool:
+        """The server answered ``{"status": "ok"}``."""
         return self.status == "ok"
 
     @classmethod
@@ -544,8 +516,7 @@ class Health:
         return cls(status=_Fields(data, op, "health").text("status"))
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class DeleteAccepted:
+class DeleteAccepted(Record, kw_only=True):
     """A 202 for a session or workspace delete: accepted, purged later in the background."""
 
     message: str | None = None
@@ -671,15 +642,19 @@ def check_reasoning_config(value: object, what: str) -> JSON:
     return value
 
 
-@dataclass(frozen=True, slots=True)
-class MessageCreate:
+class MessageCreate(Record):
     """One message to add. ``configuration`` may hold only ``reasoning`` (server rule)."""
 
     peer_id: str
+    """The sender; the server creates an unknown peer and adds it to the session."""
     content: str
+    """At most 25,000 characters (empty is allowed)."""
     metadata: JSON | None = None
+    """A JSON object: at most 100 top-level keys, nested at most 5 levels."""
     created_at: str | datetime | None = None
+    """When it was said: RFC 3339 text or an aware datetime; None: the server's now."""
     configuration: JSON | None = None
+    """Only ``{"reasoning": {...}}`` (refused here otherwise: the server drops the rest)."""
 
     def to_json(self, where: str = "message") -> JSON:
         check_id(self.peer_id, f"{where}.peer_id")
@@ -710,14 +685,17 @@ class MessageCreate:
         return body
 
 
-@dataclass(frozen=True, slots=True)
-class ConclusionCreate:
+class ConclusionCreate(Record):
     """One conclusion to write: what ``observer_id`` concludes about ``observed_id``."""
 
     content: str
+    """1 to 65,535 characters (the server also caps its tokens)."""
     observer_id: str
+    """The peer holding the conclusion; it must exist (else 404)."""
     observed_id: str
+    """The peer it is about; it must exist (else 404)."""
     session_id: str | None = None
+    """An active session it belongs to, deleted with it; None: kept until deleted."""
 
     def to_json(self, where: str = "conclusion") -> JSON:
         if not isinstance(self.content, str) or not self.content:

@@ -27,8 +27,8 @@ stage "ruff" .venv/bin/ruff check roncho tests scripts benchmarks notebooks/_lab
 stage "mypy (strict on roncho/)" .venv/bin/mypy
 stage "docs/compatibility.md is up to date with docs/observations" \
     .venv/bin/python scripts/render_compat.py --check docs/observations/*.json
-# TODO(helper A2, issue 11 item 9): when scripts/render_api.py exists, add:
-# stage "docs/api.md is up to date with the models" .venv/bin/python scripts/render_api.py --check
+stage "docs/api.md's models are up to date with the code" \
+    .venv/bin/python scripts/render_api.py --check
 stage "benchmarks, smoke mode (one short round: checks the benchmark runs, asserts no speed)" \
     bash -c '.venv/bin/python benchmarks/run.py --smoke --no-sdk > /dev/null'
 

@@ -72,8 +72,12 @@ Where the emulator differs from the real server:
 
 from __future__ import annotations
 
+from .._public import publish as _publish
 from ._deriver import DeriverRecord
 from ._options import Options
 from ._server import FakeHoncho, Faults, RecordedRequest
 
 __all__ = ["DeriverRecord", "FakeHoncho", "Faults", "Options", "RecordedRequest"]
+
+_publish(globals(), __all__)  # tracebacks and reprs say roncho.testing.FakeHoncho
+del _publish

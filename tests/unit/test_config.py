@@ -133,6 +133,74 @@ def test_config_base_url_refusals_are_value_errors() -> None:
         parse_base_url(None)
 
 
+EXAMPLE = "http://127.0.0.1:8000"  # what the error shows when it cannot guess
+
+
+@pytest.mark.parametrize(
+    ("url", "right"),
+    [
+        ("localhost:8000", "http://localhost:8000"),
+        ("127.0.0.1:8000", "http://127.0.0.1:8000"),
+        ("honcho.internal", "http://honcho.internal"),
+        ("honcho_api:8000/", "http://honcho_api:8000"),
+        ("localhost:8000/v3", "http://localhost:8000"),
+        ("ftp://h", EXAMPLE),
+        ("//h:8000", EXAMPLE),
+        ("localhost:99999", EXAMPLE),
+        ("user:pw@h:80", EXAMPLE),
+    ],
+)
+def test_config_base_url_without_http_says_what_and_shows_a_right_one(url: str, right: str) -> None:
+    """Issue 11 item 7: the refusal names the problem and gives a URL that would work."""
+    with pytest.raises(ConfigError, match=r"no scheme|must start with http:// or https://") as info:
+        Client(url, "ws")
+    assert repr(right) in str(info.value)
+    assert Client(right, "ws").base_url == right
+    assert "pw" not in str(info.value)
+
+
+@pytest.mark.parametrize(
+    ("url", "right"),
+    [
+        ("http://host:8000/v3", "http://host:8000"),
+        ("http://host:8000/v3/", "http://host:8000"),
+        ("http://host:8000/V3", "http://host:8000"),
+        ("http://host:8000/v3/workspaces", "http://host:8000"),
+        ("http://host:8000/v3/workspaces/ws/sessions", "http://host:8000"),
+        ("https://h.example/honcho/v3", "https://h.example/honcho"),
+        ("https://h.example/honcho/v3/workspaces", "https://h.example/honcho"),
+        ("http://h:8000/health", "http://h:8000"),
+        ("http://h:8000/openapi.json", "http://h:8000"),
+        ("http://h:8000/docs", "http://h:8000"),
+        ("http://[::1]:8000/a/b/v3", "http://[::1]:8000/a/b"),
+    ],
+)
+def test_config_base_url_holding_a_honcho_route_is_refused_with_the_right_form(
+    url: str, right: str
+) -> None:
+    """Issue 11 item 7: "http://h:8000/v3" used to be accepted and then every call went to
+    /v3/v3/... and failed with 404; now it is refused before anything is sent."""
+    with pytest.raises(ConfigError, match="already holds Honcho's route") as info:
+        Client(url, "ws")
+    assert f"use {right!r}" in str(info.value)
+    assert Client(right, "ws").base_url == right
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "http://h/honcho",
+        "http://h/api/v3x",
+        "http://h/v3-proxy",
+        "http://h/v2",
+        "http://h/v",
+        "http://h/healthz",
+    ],
+)
+def test_config_base_url_a_proxy_prefix_is_kept(url: str) -> None:
+    assert Client(url, "ws").base_url == url
+
+
 def test_config_userinfo_never_echoed() -> None:
     with pytest.raises(ConfigError) as info:
         parse_base_url(f"http://u:{SECRET}@h")

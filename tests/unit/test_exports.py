@@ -65,3 +65,47 @@ def test_exports_public_classes_have_docstrings() -> None:
         value = getattr(roncho, name)
         if isinstance(value, type) or callable(value):
             assert (value.__doc__ or "").strip(), f"{name} has no docstring"
+
+
+_TRACEBACK = """
+import roncho
+roncho.Client("localhost:8000", "ws")
+"""
+
+
+def test_exports_public_names_report_the_public_module() -> None:
+    """Issue 11 item 9: tracebacks and reprs name roncho.ConfigError, which is what a
+    caller catches, not the private roncho._errors.ConfigError."""
+    import roncho.testing
+
+    for package in (roncho, roncho.testing):
+        for name in package.__all__:
+            value = getattr(package, name)
+            if isinstance(value, type) or callable(value):
+                assert value.__module__ == package.__name__, name
+    assert repr(roncho.Page) == "<class 'roncho.Page'>"
+    out = subprocess.run(
+        [sys.executable, "-I", "-c", _TRACEBACK],
+        capture_output=True,
+        text=True,
+        timeout=SUBPROCESS_TIMEOUT,
+    )
+    assert out.returncode == 1
+    last = out.stderr.strip().splitlines()[-1]
+    assert last.startswith("roncho.ConfigError: base_url 'localhost:8000' has no scheme"), last
+
+
+def test_exports_public_module_keeps_pickling_by_reference() -> None:
+    """Pickle finds a class by __module__ and __qualname__, so both must lead back to it."""
+    import pickle
+
+    error = roncho.StatusError(404, "GET", "/v3/x", b'{"detail": "nope"}')
+    workspace = roncho.Workspace(id="w", metadata={"k": [1]})
+    for value in (
+        error,
+        workspace,
+        roncho.Page(items=(workspace,), total=1, page=1, size=1, pages=1),
+    ):
+        clone = pickle.loads(pickle.dumps(value))
+        assert type(clone) is type(value)
+        assert repr(clone) == repr(value)
