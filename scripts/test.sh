@@ -1,49 +1,78 @@
 #!/usr/bin/env bash
 # Runs every check and test roncho has: lint, types, unit, wire, emulator, live-against-
-# emulator, and every notebook under nbval. Installs what it needs into .venv first.
+# emulator, the code examples of the README, docs/ and docstrings, and every notebook under
+# nbval. Installs what it needs into .venv first.
 # Needs only python3 (>= 3.11) and access to PyPI; touches nothing outside the checkout
 # except pip's cache, and leaves the working tree unchanged.
-set -euo pipefail
+#
+# Every stage runs even when an earlier one failed; the end prints one verdict line per
+# stage and the exit status is non-zero if any stage failed. Arguments go to the last
+# pytest run (tests and notebooks).
+set -uo pipefail
 cd "$(dirname "$0")/.."
 
 PYTHON=${PYTHON:-python3}
+# Without these nothing else can run, so a failure here stops the script at once.
 if [ ! -x .venv/bin/python ]; then
-    "$PYTHON" -m venv .venv
+    "$PYTHON" -m venv .venv || { echo "test.sh: could not create .venv with $PYTHON" >&2; exit 1; }
 fi
-.venv/bin/python -m pip install --quiet --disable-pip-version-check --upgrade pip
-.venv/bin/python -m pip install --quiet --disable-pip-version-check -e '.[test]'
+.venv/bin/python -m pip install --quiet --disable-pip-version-check --upgrade pip &&
+    .venv/bin/python -m pip install --quiet --disable-pip-version-check -e '.[test]' ||
+    { echo "test.sh: installing into .venv failed (it needs package-index access)" >&2; exit 1; }
 
-echo "== ruff"
-.venv/bin/ruff check roncho tests scripts benchmarks notebooks/_lab.py notebooks/_figures.py
-echo "== mypy (strict on roncho/)"
-.venv/bin/mypy
-echo "== docs/compatibility.md is up to date with docs/observations"
-.venv/bin/python scripts/render_compat.py --check docs/observations/*.json
-echo "== benchmarks, smoke mode (one short round: checks the benchmark runs, asserts no speed)"
-.venv/bin/python benchmarks/run.py --smoke --no-sdk > /dev/null
+# shellcheck source=scripts/stages.sh
+source scripts/stages.sh
+
+stage "ruff" .venv/bin/ruff check roncho tests scripts benchmarks notebooks/*.py
+stage "mypy (strict on roncho/)" .venv/bin/mypy
+stage "docs/compatibility.md is up to date with docs/observations" \
+    .venv/bin/python scripts/render_compat.py --check docs/observations/*.json
+stage "docs/api.md's models are up to date with the code" \
+    .venv/bin/python scripts/render_api.py --check
+stage "benchmarks, smoke mode (one short round: checks the benchmark runs, asserts no speed)" \
+    bash -c '.venv/bin/python benchmarks/run.py --smoke --no-sdk > /dev/null'
+
 # The library claims Python 3.11 and newer: where this machine has newer interpreters (on
 # PATH, or installed by pyenv without being selected), the library's own tests (not the
 # notebooks) run on each of them too.
-for version in 3.12 3.13; do
-    interpreter=""
-    if command -v "python$version" >/dev/null 2>&1 && "python$version" -c pass >/dev/null 2>&1; then
-        interpreter=$(command -v "python$version")
-    else
-        for candidate in "${PYENV_ROOT:-$HOME/.pyenv}"/versions/"$version".*/bin/"python$version"; do
-            if [ -x "$candidate" ]; then interpreter=$candidate; break; fi
-        done
+find_interpreter() {
+    local version=$1 candidate
+    if command -v "python$version" >/dev/null 2>&1 && "python$version" -c pass >/dev/null 2>&1
+    then
+        command -v "python$version"
+        return
     fi
-    [ -n "$interpreter" ] || continue
-    echo "== pytest on $("$interpreter" --version) (library tests)"
+    for candidate in "${PYENV_ROOT:-$HOME/.pyenv}"/versions/"$version".*/bin/"python$version"; do
+        if [ -x "$candidate" ]; then echo "$candidate"; return; fi
+    done
+}
+
+library_tests_on() {
+    local version=$1 interpreter=$2
     if [ ! -x ".venv-$version/bin/python" ]; then
-        "$interpreter" -m venv ".venv-$version"
+        "$interpreter" -m venv ".venv-$version" || return
     fi
     ".venv-$version/bin/python" -m pip install --quiet --disable-pip-version-check \
-        -e . pytest pytest-timeout hypothesis
-    ".venv-$version/bin/python" -m pytest tests/unit tests/wire tests/aio tests/emulator tests/live \
-        tests/fuzz -q -p no:cacheprovider
+        -e . pytest pytest-timeout hypothesis || return
+    ".venv-$version/bin/python" -m pytest tests/unit tests/wire tests/aio tests/emulator \
+        tests/live tests/fuzz tests/docs -q -p no:cacheprovider
+}
+
+for version in 3.12 3.13; do
+    interpreter=$(find_interpreter "$version")
+    if [ -z "$interpreter" ]; then
+        note "Python $version not found (no python$version on PATH or in pyenv): its library tests did not run"
+        continue
+    fi
+    stage "pytest on $("$interpreter" --version 2>&1) (library tests)" \
+        library_tests_on "$version" "$interpreter"
 done
-echo "== pytest (tests and notebooks)"
-exec .venv/bin/python -m pytest tests \
+
+stage "SDK conformance (honcho-ai in tests/sdk/.venv-sdk; emulator vs recorded real 3.0.12)" \
+    bash scripts/sdk-conformance.sh
+
+stage "pytest (tests and notebooks)" .venv/bin/python -m pytest tests \
     --nbval-lax --nbval-sanitize-with tests/notebooks/sanitize.cfg notebooks \
     -p no:cacheprovider "$@"
+
+finish stages

@@ -6,6 +6,8 @@ deriver on a background thread, and stops in well under a second.
 
 Use it as a pytest fixture::
 
+    import time
+
     import pytest
     import roncho
     from roncho.testing import FakeHoncho
@@ -19,7 +21,11 @@ Use it as a pytest fixture::
         client = roncho.Client(fake_honcho.url, "ws1")
         client.add_messages("s1", [roncho.MessageCreate(peer_id="alice", content="hi")])
         assert fake_honcho.requests[-1].path == "/v3/workspaces/ws1/sessions/s1/messages"
-        assert fake_honcho.deriver_log()  # or poll client.queue_status()
+        # The deriver runs on its own thread: wait for it, with a limit.
+        deadline = time.monotonic() + 5.0
+        while not fake_honcho.deriver_log() and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert [record.gate for record in fake_honcho.deriver_log()] == ["flush"]
 
 or from a notebook: `fake = FakeHoncho(); url = fake.url; ...; fake.close()`.
 
