@@ -386,6 +386,9 @@ def queue_status(
 
     ``session_id`` is the session name; the answer's ``sessions`` map is keyed by the
     server's internal session ids. ``observer_id`` and ``sender_id`` are OR-ed.
+    On Honcho 3.0.12 ``observer_id`` never counts message work (its filter reads
+    ``payload->>'observer'``, which message items lack: they carry ``observers``), so it
+    reports zeros for the deriver's main queue; use ``sender_id`` or ``session_id``.
     """
     op = "queue_status"
     query = check.id_query(observer_id=observer_id, sender_id=sender_id, session_id=session_id)
