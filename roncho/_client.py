@@ -172,7 +172,12 @@ class Client(ClientCore):
                     wire[:] = bytes(len(wire))
             try:
                 while exchange.needs_more:
-                    exchange.feed(connection.recv())
+                    room = exchange.room()
+                    if room is None:
+                        exchange.feed(connection.recv())
+                    else:
+                        exchange.filled(connection.recv_into(room))
+                        del room
             except RonchoError:
                 if not exchange.failing:
                     raise
