@@ -21,6 +21,7 @@ from ._config import (
     check_timeout,
     parse_base_url,
 )
+from ._decode import parse_timestamp
 from ._errors import ConfigError
 
 __all__ = [
@@ -141,8 +142,6 @@ def check_timestamp(value: object, what: str = "created_at") -> str:
             raise ConfigError(f"{what} must be timezone-aware (a naive datetime is ambiguous)")
         return value.isoformat()
     if isinstance(value, str):
-        from ._models import parse_timestamp  # models import these checks; not the reverse
-
         try:
             parse_timestamp(value)
         except ValueError:

@@ -15,6 +15,7 @@ from urllib.parse import quote
 
 from ._chat import ChatDecoder
 from ._config import Endpoint
+from ._decode import parse_json
 from ._errors import (
     DecodeError,
     ProtocolError,
@@ -24,7 +25,7 @@ from ._errors import (
     status_error,
 )
 from ._http import BodyData, ResponseEnd, ResponseHead, ResponseParser, build_request
-from ._models import ChatChunk, parse_json
+from ._models import ChatChunk
 from ._version import __version__
 
 T = TypeVar("T")

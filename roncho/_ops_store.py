@@ -14,6 +14,7 @@ from dataclasses import replace
 from typing import Any, TypeVar
 
 from . import _checks as check
+from ._decode import decode_list
 from ._errors import ConfigError
 from ._exchange import Call, Response, decoded, nothing
 from ._models import (
@@ -25,7 +26,6 @@ from ._models import (
     Session,
     SessionPeerConfig,
     Workspace,
-    decode_list,
 )
 
 T = TypeVar("T")
