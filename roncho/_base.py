@@ -8,9 +8,10 @@ each the operation's own signature and docstring, with ``self`` in place of the 
 from __future__ import annotations
 
 import json
+import socket
 from collections.abc import Callable
 from types import FunctionType
-from typing import Any, Final, TypeVar
+from typing import Any, ClassVar, Final, TypeVar
 
 from . import _checks as check
 from ._config import Endpoint
@@ -18,7 +19,7 @@ from ._deadline import Limits
 from ._errors import ConfigError, ReadOnlyError
 from ._exchange import Call
 from ._operations import Scope
-from ._transport import tls_context
+from ._transport import SocketFactory, tls_context
 
 C = TypeVar("C", bound="ClientCore")
 F = TypeVar("F", bound=Callable[..., Any])
@@ -46,6 +47,9 @@ class ClientCore:
     _scope: Scope
     _tls: Any
     _public_name: str = "roncho.Client"
+    # The connection seam (see _transport.SocketFactory): how each client makes its
+    # sockets. A subclass (a test's) may set its own; nothing else changes it.
+    _new_socket: ClassVar[SocketFactory] = socket.socket
 
     def __init__(
         self,
