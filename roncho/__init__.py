@@ -8,6 +8,7 @@ Its asyncio sibling, ``roncho.aio.AsyncClient``, is imported only from ``roncho.
 from __future__ import annotations
 
 from ._client import Client
+from ._decode import parse_timestamp
 from ._errors import (
     ConfigError,
     ConnectError,
@@ -43,7 +44,6 @@ from ._models import (
     SessionPeerConfig,
     SessionQueueStatus,
     Workspace,
-    parse_timestamp,
 )
 from ._public import publish as _publish
 from ._scratch import ScratchCleanupError, scratch_workspace

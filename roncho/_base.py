@@ -8,9 +8,10 @@ each the operation's own signature and docstring, with ``self`` in place of the 
 from __future__ import annotations
 
 import json
+import socket
 from collections.abc import Callable
 from types import FunctionType
-from typing import Any, Final, TypeVar
+from typing import Any, ClassVar, Final, TypeVar
 
 from . import _checks as check
 from ._config import Endpoint
@@ -18,7 +19,7 @@ from ._deadline import Limits
 from ._errors import ConfigError, ReadOnlyError
 from ._exchange import Call
 from ._operations import Scope
-from ._transport import tls_context
+from ._transport import SocketFactory, tls_context
 
 C = TypeVar("C", bound="ClientCore")
 F = TypeVar("F", bound=Callable[..., Any])
@@ -46,6 +47,9 @@ class ClientCore:
     _scope: Scope
     _tls: Any
     _public_name: str = "roncho.Client"
+    # The connection seam (see _transport.SocketFactory): how each client makes its
+    # sockets. A subclass (a test's) may set its own; nothing else changes it.
+    _new_socket: ClassVar[SocketFactory] = socket.socket
 
     def __init__(
         self,
@@ -219,10 +223,16 @@ class ClientCore:
         return deadline
 
 
-def encode_json(body: object) -> bytes:
-    return json.dumps(body, ensure_ascii=False, allow_nan=False, separators=(",", ":")).encode(
-        "utf-8"
-    )
+_UTF8_JSON: Final = json.JSONEncoder(ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+_ASCII_JSON: Final = json.JSONEncoder(ensure_ascii=True, allow_nan=False, separators=(",", ":"))
+
+
+def encode_json(body: object, ascii_only: bool = False) -> bytes:
+    """Compact UTF-8 JSON. ``ascii_only``: the caller knows every string in ``body`` is
+    ASCII without DEL, for which CPython's ASCII encoder writes the same bytes, faster
+    (about 180 instead of 250 us for 100 KiB of messages on 3.11)."""
+    encoder = _ASCII_JSON if ascii_only else _UTF8_JSON
+    return encoder.encode(body).encode("utf-8")
 
 
 def method_from(build: Callable[..., Any], method: F, returns: str | None = None) -> F:

@@ -11,8 +11,9 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Callable
 
+from ._decode import parse_json
 from ._errors import DecodeError, ProtocolError, RonchoError
-from ._models import ChatAnswer, ChatChunk, Evidence, parse_json
+from ._models import ChatAnswer, ChatChunk, Evidence
 from ._sse import SSEDecoder
 
 

@@ -21,6 +21,7 @@ from ._config import (
     check_timeout,
     parse_base_url,
 )
+from ._decode import parse_timestamp
 from ._errors import ConfigError
 
 __all__ = [
@@ -141,8 +142,6 @@ def check_timestamp(value: object, what: str = "created_at") -> str:
             raise ConfigError(f"{what} must be timezone-aware (a naive datetime is ambiguous)")
         return value.isoformat()
     if isinstance(value, str):
-        from ._models import parse_timestamp  # models import these checks; not the reverse
-
         try:
             parse_timestamp(value)
         except ValueError:
@@ -175,12 +174,21 @@ class _Sendable(Protocol):
 
 
 def check_batch(items: Iterable[Any], kind: type[_Sendable], what: str, op: str) -> list[JSON]:
-    """1 to MAX_BATCH items of ``kind``, each rendered (and so checked) as JSON.
+    """1 to MAX_BATCH items of ``kind``, each rendered (and so checked) as JSON."""
+    return render_batch(items, kind, what, op)[0]
 
-    A plain message (an exact MessageCreate with ASCII content and no metadata, time or
-    configuration, memoryd's usual turn) takes a fast path that gives what ``to_json``
-    gives, checking each distinct peer id once per batch; anything else, and every
-    refusal with its message, goes through ``to_json`` itself (tests/unit/test_fast_paths).
+
+def render_batch(
+    items: Iterable[Any], kind: type[_Sendable], what: str, op: str
+) -> tuple[list[JSON], bool]:
+    """``check_batch``'s items, and whether every one took the plain path (below).
+
+    A plain message (an exact MessageCreate with ASCII content, no DEL, and no metadata,
+    time or configuration, memoryd's usual turn) takes a fast path that gives what
+    ``to_json`` gives, checking each distinct peer id once per batch; anything else, and
+    every refusal with its message, goes through ``to_json`` itself
+    (tests/unit/test_fast_paths). A batch of plain messages holds only ASCII text other
+    than DEL, so the JSON encoder's faster ASCII mode writes the very same bytes for it.
     """
     batch = list(items)
     if not 1 <= len(batch) <= MAX_BATCH:
@@ -188,16 +196,18 @@ def check_batch(items: Iterable[Any], kind: type[_Sendable], what: str, op: str)
     plain = _plain_message_type()
     valid_ids: set[str] = set()
     rendered = []
+    all_plain = True
     for i, item in enumerate(batch):
         if type(item) is plain:
             body = _plain_message(item, valid_ids)
             if body is not None:
                 rendered.append(body)
                 continue
+        all_plain = False
         if not isinstance(item, kind):
             raise ConfigError(f"{what}[{i}] must be a {kind.__name__}")
         rendered.append(item.to_json(f"{what}[{i}]"))
-    return rendered
+    return rendered, all_plain
 
 
 def _plain_message_type() -> type:
@@ -214,6 +224,8 @@ def _plain_message(message: Any, valid_ids: set[str]) -> JSON | None:
         return None
     peer, content = message.peer_id, message.content
     if type(content) is not str or not content.isascii() or len(content) > MAX_MESSAGE_CHARS:
+        return None
+    if "\x7f" in content:  # ASCII, but written raw by the UTF-8 encoder and escaped by ASCII's
         return None
     if type(peer) is not str:
         return None

@@ -160,7 +160,9 @@ class Client(ClientCore):
         total = self._admit(call)
         deadline = Deadline(self._limits.read_timeout, total, time.monotonic())
         exchange = Exchange(call, self._key, self._limits.max_response_bytes)
-        connection = Connection(self._endpoint, self._limits, deadline, self._tls, call.what)
+        connection = Connection(
+            self._endpoint, self._limits, deadline, self._tls, call.what, type(self)._new_socket
+        )
         try:
             # Only now, connected, is the request with the key built; the buffer holding it
             # is zeroed once sent (or not), so no frame a traceback keeps holds the key.
@@ -172,7 +174,12 @@ class Client(ClientCore):
                     wire[:] = bytes(len(wire))
             try:
                 while exchange.needs_more:
-                    exchange.feed(connection.recv())
+                    room = exchange.room()
+                    if room is None:
+                        exchange.feed(connection.recv())
+                    else:
+                        exchange.filled(connection.recv_into(room))
+                        del room
             except RonchoError:
                 if not exchange.failing:
                     raise

@@ -15,6 +15,7 @@ from urllib.parse import quote
 
 from ._chat import ChatDecoder
 from ._config import Endpoint
+from ._decode import parse_json
 from ._errors import (
     DecodeError,
     ProtocolError,
@@ -24,24 +25,31 @@ from ._errors import (
     status_error,
 )
 from ._http import BodyData, ResponseEnd, ResponseHead, ResponseParser, build_request
-from ._models import ChatChunk, parse_json
+from ._models import ChatChunk
 from ._version import __version__
 
 T = TypeVar("T")
+B = TypeVar("B", bytes, bytearray)
 
 # How much of an error body is worth reading: StatusError keeps 4 KiB of it.
 ERROR_BODY_BYTES: Final = 4096
+# With this much of a 2xx body still to come, the blocking client reads it into one buffer
+# of the body's exact size (see ``room``) instead of joining received chunks: less of a
+# body mostly arrives in one read, and joining one chunk costs nothing (no copy).
+WHOLE_BODY_BYTES: Final = 64 * 1024
 USER_AGENT: Final = f"roncho/{__version__}"
 NO_BODY: Final[Any] = object()
 
 
 class Response:
     """A complete 2xx answer. ``take_body()`` hands the bytes over, so the decoder can let
-    them go while parsing: holding the bytes, the text and the objects at once costs 3x."""
+    them go while parsing: holding the bytes, the text and the objects at once costs 3x.
+    A large body is the bytearray it was read into (copying it to bytes would cost a pass
+    over it and a second body's worth of memory)."""
 
     __slots__ = ("_body", "head")
 
-    def __init__(self, head: ResponseHead, body: bytes) -> None:
+    def __init__(self, head: ResponseHead, body: bytes | bytearray) -> None:
         self.head = head
         self._body = body
 
@@ -50,10 +58,10 @@ class Response:
         return self.head.status
 
     @property
-    def body(self) -> bytes:
+    def body(self) -> bytes | bytearray:
         return self._body
 
-    def take_body(self) -> bytes:
+    def take_body(self) -> bytes | bytearray:
         body, self._body = self._body, b""
         return body
 
@@ -61,15 +69,18 @@ class Response:
 class Call(Generic[T]):
     """One operation, ready to send: pure data plus its decoder.
 
-    ``busy`` says a 409 means WorkspaceBusyError; ``on_status`` may turn a StatusError into
-    a result (a 404 that means "not served") or a clearer error; ``stream`` marks a call
-    whose 2xx body is read as server-sent chat events. (A plain class, not a NamedTuple:
-    a NamedTuple compiles its constructor when the module is imported.)
+    ``ascii_body`` says every string in ``body`` is ASCII without DEL, so the encoder's
+    faster ASCII mode gives the same bytes as UTF-8 (set only where that is known for free:
+    a batch of plain messages). ``busy`` says a 409 means WorkspaceBusyError;
+    ``on_status`` may turn a StatusError into a result (a 404 that means "not served") or a
+    clearer error; ``stream`` marks a call whose 2xx body is read as server-sent chat
+    events. (A plain class, not a NamedTuple: a NamedTuple compiles its constructor when
+    the module is imported.)
     """
 
     __slots__ = (
-        "body", "busy", "deadline", "decode", "method", "on_status", "op", "path", "query",
-        "stream", "write",
+        "ascii_body", "body", "busy", "deadline", "decode", "method", "on_status", "op", "path",
+        "query", "stream", "write",
     )  # fmt: skip
 
     def __init__(
@@ -81,6 +92,7 @@ class Call(Generic[T]):
         *,
         query: tuple[tuple[str, str], ...] = (),
         body: Any = NO_BODY,
+        ascii_body: bool = False,
         write: bool = False,
         busy: bool = False,
         stream: bool = False,
@@ -93,6 +105,7 @@ class Call(Generic[T]):
         self.decode = decode
         self.query = query
         self.body = body
+        self.ascii_body = ascii_body
         self.write = write
         self.busy = busy
         self.stream = stream
@@ -118,6 +131,7 @@ class Exchange(Generic[T]):
         self._parser = ResponseParser(max_body=max_body, request_method=call.method)
         self._chunks: list[bytes] = []
         self._size = 0
+        self._whole: bytearray | None = None  # a large 2xx body, filled up to ``_size``
         self.head: ResponseHead | None = None
         self.failing = False  # a non-2xx head arrived: read a little of its body, then stop
         self.ended = False
@@ -125,7 +139,9 @@ class Exchange(Generic[T]):
         self.streaming = False
         self.starved = True  # the parser needs bytes from the connection
 
-    def request(self, endpoint: Endpoint, encode: Callable[[object], bytes]) -> bytes | bytearray:
+    def request(
+        self, endpoint: Endpoint, encode: Callable[[object, bool], bytes]
+    ) -> bytes | bytearray:
         """The whole request; with a key, a bytearray the caller wipes once it is sent."""
         call = self.call
         target = call.path
@@ -135,7 +151,7 @@ class Exchange(Generic[T]):
         headers = [("Accept", accept), ("User-Agent", USER_AGENT)]
         payload = None
         if call.body is not NO_BODY:
-            payload = encode(call.body)
+            payload = encode(call.body, call.ascii_body)
             headers.append(("Content-Type", "application/json"))
         return build_request(
             call.method, target, endpoint.host_header, headers, payload, bearer=self._key
@@ -153,6 +169,38 @@ class Exchange(Generic[T]):
         """Bytes read from the connection; ``b""`` when the server closed it."""
         self._parser.feed(data)
         del data  # it may echo the key: no frame a traceback keeps may hold it
+        self.pump()
+
+    def room(self) -> memoryview | None:
+        """Where the connection may read the body's next bytes itself (``recv_into``, then
+        ``filled``), or None: read some bytes and ``feed`` them.
+
+        Offered only inside a 2xx body of announced length with at least WHOLE_BODY_BYTES
+        still to come, and never past its end, so the cap holds as before. The buffer is
+        the whole body's, made at the first offer: what came with the head is copied in, and
+        the rest is read there with no further copy and no join at the end.
+        """
+        if self.ended or self.failing or self.call.stream:
+            return None
+        left = self._parser.room()
+        if not left:
+            return None
+        whole = self._whole
+        if whole is None:
+            if left < WHOLE_BODY_BYTES:
+                return None
+            whole = self._whole = bytearray(self._size + left)
+            whole[: self._size] = b"".join(self._chunks)
+            self._chunks = []
+        return memoryview(whole)[self._size :]
+
+    def filled(self, count: int) -> None:
+        """``count`` bytes were read into ``room()``; 0 when the server closed the connection."""
+        if count == 0:
+            self.feed(b"")
+            return
+        self._parser.took(count)
+        self._size += count
         self.pump()
 
     def start_stream(self) -> None:
@@ -188,6 +236,11 @@ class Exchange(Generic[T]):
         if isinstance(event, BodyData):
             if self.chat is not None:
                 self.chat.feed(event.data)
+                return
+            if self._whole is not None:
+                end = self._size + len(event.data)
+                self._whole[self._size : end] = event.data
+                self._size = end
                 return
             self._chunks.append(event.data)
             self._size += len(event.data)
@@ -240,7 +293,12 @@ class Exchange(Generic[T]):
                 return call.on_status(failure)
             raise failure
         assert self.head is not None and self.ended
-        response = Response(self._scrub(self.head), self.redact(b"".join(self._chunks)))
+        whole, self._whole = self._whole, None
+        if whole is None:
+            response = Response(self._scrub(self.head), self.redact(b"".join(self._chunks)))
+        else:
+            response = Response(self._scrub(self.head), self.redact(whole))
+            del whole  # so the decoder's take_body() leaves the only reference
         self._chunks = []
         return call.decode(response)
 
@@ -260,7 +318,7 @@ class Exchange(Generic[T]):
             return RedirectError(head.status, call.method, call.path, kept, location=location)
         return status_error(head.status, call.method, call.path, kept, busy=call.busy)
 
-    def redact(self, data: bytes) -> bytes:
+    def redact(self, data: B) -> B:
         """A server that echoes the request must not put the key into an error."""
         key = self._key
         if not key or key not in data:

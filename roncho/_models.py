@@ -1,7 +1,8 @@
 """Frozen records for what Honcho answers, and for what roncho sends.
 
 Each model is a Record (``_record.py``): a frozen, slotted, dataclass-like class that
-costs next to nothing to define, so ``import roncho`` stays cheap.
+costs next to nothing to define, so ``import roncho`` stays cheap. How a JSON answer is
+read (``_Fields``, ``parse_json``, ``parse_timestamp``) lives in ``_decode``.
 
 Decoding (``from_json``) requires only the fields memoryd relies on, ignores every field
 the server adds, and raises DecodeError naming the operation and the field, never a bare
@@ -13,8 +14,6 @@ refused before anything is sent.
 
 from __future__ import annotations
 
-import json
-import re
 from collections.abc import Callable, Mapping
 from datetime import datetime
 from typing import Any, Generic, TypeVar
@@ -28,137 +27,15 @@ from ._checks import (  # the input checks moved to _checks; re-exported for old
     check_text,
     check_timestamp,
 )
-from ._errors import ConfigError, DecodeError
+from ._decode import _Fields
+from ._decode import decode_list as decode_list  # moved to _decode; kept for old imports
+from ._decode import parse_json as parse_json
+from ._decode import parse_timestamp as parse_timestamp
+from ._errors import ConfigError
 from ._record import Record, field, storage
-
-_RFC3339 = re.compile(
-    r"\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])[Tt ]([01]\d|2[0-3]):[0-5]\d:([0-5]\d|60)"
-    r"(\.\d{1,9})?([Zz]|[+-]([01]\d|2[0-3]):[0-5]\d)"
-)
 
 T = TypeVar("T")
 JSON = dict[str, Any]
-
-
-def parse_timestamp(value: str) -> datetime:
-    """An RFC 3339 timestamp as an aware datetime (fractions beyond microseconds are cut)."""
-    if not isinstance(value, str) or not _RFC3339.fullmatch(value):
-        raise ValueError(f"not an RFC 3339 timestamp: {value!r}")
-    text = value[:10] + "T" + value[11:]
-    if text[-1] in "Zz":
-        text = text[:-1] + "+00:00"
-    main, zone = text[:-6], text[-6:]
-    if "." in main:
-        seconds, fraction = main.split(".")
-        main = f"{seconds}.{fraction[:6]:0<6}"
-    return datetime.fromisoformat(main + zone)  # a leap second (:60) raises ValueError
-
-
-# -- decoding helpers --------------------------------------------------------------------
-class _Fields:
-    """Typed reads from one JSON object, each failure a DecodeError naming the field."""
-
-    def __init__(self, data: object, op: str, what: str) -> None:
-        if not isinstance(data, dict):
-            raise DecodeError(f"{op}: expected a JSON object for {what}, got {_kind(data)}")
-        self.data: JSON = data
-        self.op = op
-        self.what = what
-
-    def _fail(self, key: str, expected: str) -> DecodeError:
-        got = "nothing" if key not in self.data else _kind(self.data[key])
-        return DecodeError(f"{self.op}: {self.what}.{key} should be {expected}, got {got}")
-
-    def text(self, key: str) -> str:
-        value = self.data.get(key)
-        if not isinstance(value, str):
-            raise self._fail(key, "a string")
-        return value
-
-    def opt_text(self, key: str) -> str | None:
-        value = self.data.get(key)
-        if value is not None and not isinstance(value, str):
-            raise self._fail(key, "a string or null")
-        return value
-
-    def obj(self, key: str) -> JSON:
-        value = self.data.get(key)
-        if not isinstance(value, dict):
-            raise self._fail(key, "an object")
-        return value
-
-    def opt_obj(self, key: str) -> JSON:
-        """An object, with null or absent read as empty."""
-        value = self.data.get(key)
-        if value is None:
-            return {}
-        if not isinstance(value, dict):
-            raise self._fail(key, "an object or null")
-        return value
-
-    def integer(self, key: str) -> int:
-        value = self.data.get(key)
-        if isinstance(value, bool) or not isinstance(value, int):
-            raise self._fail(key, "an integer")
-        return value
-
-    def opt_integer(self, key: str) -> int | None:
-        value = self.data.get(key)
-        if value is not None and (isinstance(value, bool) or not isinstance(value, int)):
-            raise self._fail(key, "an integer or null")
-        return value
-
-    def flag(self, key: str) -> bool:
-        value = self.data.get(key)
-        if not isinstance(value, bool):
-            raise self._fail(key, "true or false")
-        return value
-
-    def opt_flag(self, key: str) -> bool | None:
-        value = self.data.get(key)
-        if value is not None and not isinstance(value, bool):
-            raise self._fail(key, "true, false or null")
-        return value
-
-    def opt_text_list(self, key: str) -> tuple[str, ...] | None:
-        value = self.data.get(key)
-        if value is None:
-            return None
-        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-            raise self._fail(key, "a list of strings or null")
-        return tuple(value)
-
-    def array(self, key: str) -> list[Any]:
-        value = self.data.get(key)
-        if value is None:
-            return []
-        if not isinstance(value, list):
-            raise self._fail(key, "a list")
-        return value
-
-
-def _kind(value: object) -> str:
-    if value is None:
-        return "null"
-    return {dict: "an object", list: "an array", str: "a string", bool: "a boolean"}.get(
-        type(value), type(value).__name__
-    )
-
-
-def parse_json(text: str) -> Any:
-    """json.loads that refuses NaN and Infinity, which are not JSON (ValueError)."""
-    return json.loads(text, parse_constant=_refuse_constant)
-
-
-def _refuse_constant(name: str) -> None:
-    raise ValueError(f"{name} is not JSON")
-
-
-def decode_list(data: object, op: str, item: Callable[[object, str], T]) -> tuple[T, ...]:
-    """A bare JSON array (search, message and conclusion creates, conclusion query)."""
-    if not isinstance(data, list):
-        raise DecodeError(f"{op}: expected a JSON array, got {_kind(data)}")
-    return tuple([item(entry, op) for entry in data])
 
 
 # -- resources ---------------------------------------------------------------------------

@@ -14,6 +14,7 @@ from dataclasses import replace
 from typing import Any, TypeVar
 
 from . import _checks as check
+from ._decode import decode_list
 from ._errors import ConfigError
 from ._exchange import Call, Response, decoded, nothing
 from ._models import (
@@ -25,7 +26,6 @@ from ._models import (
     Session,
     SessionPeerConfig,
     Workspace,
-    decode_list,
 )
 
 T = TypeVar("T")
@@ -410,7 +410,7 @@ def add_messages(
     batch: list the session's newest messages before sending it again.
     """
     op = "add_messages"
-    items = check.check_batch(messages, MessageCreate, "messages", op)
+    items, ascii_only = check.render_batch(messages, MessageCreate, "messages", op)
     path = scope.ws("sessions", path_id(session_id, "session_id"), "messages")
     return Call(
         op,
@@ -418,6 +418,7 @@ def add_messages(
         path,
         items_of(op, Message.from_json),
         body={"messages": items},
+        ascii_body=ascii_only,
         write=True,
         deadline=deadline,
     )

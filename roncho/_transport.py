@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import socket
 import time
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from ._config import Endpoint
@@ -29,6 +30,12 @@ if TYPE_CHECKING:
 
 RECV_BYTES = 256 * 1024
 
+# How a socket is made for each resolved address: ``(family, type, proto) -> socket``. The
+# connection seam: ``Client._new_socket`` hands one to every Connection, so a test can give
+# a client of its own a socket whose connect() or sendall() misbehaves (a blackholed
+# address, a reset on send) instead of patching ``socket.socket`` for the whole process.
+SocketFactory = Callable[[int, int, int], socket.socket]
+
 
 def _resolve(host: str, port: int) -> list[tuple[Any, ...]]:
     """getaddrinfo, kept apart so tests can patch it (and so bypass no real resolver)."""
@@ -45,13 +52,14 @@ class Connection:
         clock: Deadline,
         tls: ssl.SSLContext | None,
         what: str,
+        new_socket: SocketFactory = socket.socket,
     ) -> None:
         self._what = what  # "METHOD /path" for messages; never headers
         self._clock = clock
         self._limits = limits
         self.request_sent = False
         self._sock: socket.socket | None = _connect(
-            endpoint, limits.connect_timeout, clock, tls, what
+            endpoint, limits.connect_timeout, clock, tls, what, new_socket
         )
 
     def close(self) -> None:
@@ -102,14 +110,26 @@ class Connection:
             by_deadline = self._settimeout()
             assert self._sock is not None
             return self._sock.recv(RECV_BYTES)
-        except TimeoutError:
-            self.close()
-            raise self._timeout_error(by_deadline, "waiting for the response") from None
         except OSError as exc:
-            self.close()
-            raise ProtocolError(
-                f"{self._what}: connection lost while reading ({_why(exc)})", request_sent=True
-            ) from None
+            raise self._read_failed(exc, by_deadline) from None
+
+    def recv_into(self, buffer: memoryview) -> int:
+        """Read into ``buffer`` (a large body's own buffer): one copy fewer than recv()."""
+        by_deadline = False
+        try:
+            by_deadline = self._settimeout()
+            assert self._sock is not None
+            return self._sock.recv_into(buffer)
+        except OSError as exc:
+            raise self._read_failed(exc, by_deadline) from None
+
+    def _read_failed(self, exc: OSError, by_deadline: bool) -> RonchoError:
+        self.close()
+        if isinstance(exc, TimeoutError):
+            return self._timeout_error(by_deadline, "waiting for the response")
+        return ProtocolError(
+            f"{self._what}: connection lost while reading ({_why(exc)})", request_sent=True
+        )
 
     def _timeout_error(self, by_deadline: bool, doing: str) -> RonchoError:
         if by_deadline:
@@ -127,6 +147,7 @@ def _connect(
     clock: Deadline,
     tls: ssl.SSLContext | None,
     what: str,
+    new_socket: SocketFactory = socket.socket,
 ) -> socket.socket:
     try:
         addresses = _resolve(endpoint.host, endpoint.port)
@@ -138,7 +159,7 @@ def _connect(
     timed_out = 0
     for family, kind, proto, _canon, address in addresses:
         seconds, by_deadline = clock.wait_for(connect_timeout, time.monotonic())
-        sock = socket.socket(family, kind, proto)
+        sock = new_socket(family, kind, proto)
         try:
             sock.settimeout(seconds)
             sock.connect(address)

@@ -86,7 +86,13 @@ class BlockingAsync:
         return type(cls.__name__, (cls,), {"loop": loop})
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
-        object.__setattr__(self, "_client", AsyncClient(*args, **kwargs))
+        kind = AsyncClient
+        new_socket = getattr(type(self), "_new_socket", None)
+        if new_socket is not None:  # a test's socket factory (tests/seams.py), as Client takes it
+            kind = type(
+                "SeamAsyncClient", (AsyncClient,), {"__slots__": (), "_new_socket": new_socket}
+            )
+        object.__setattr__(self, "_client", kind(*args, **kwargs))
 
     @classmethod
     def _wrap(cls, client: AsyncClient) -> BlockingAsync:

@@ -148,7 +148,7 @@ class AsyncClient(ClientCore):
         exchange = Exchange(call, self._key, self._limits.max_response_bytes)
         connection = AsyncConnection(self._limits, deadline, call.what)
         try:
-            await connection.connect(self._endpoint, self._tls)
+            await connection.connect(self._endpoint, self._tls, type(self)._new_socket)
             wire = exchange.request(self._endpoint, encode_json)
             try:
                 await connection.send(wire)

@@ -128,7 +128,12 @@ class AsyncConnection:
         if wire is not None and wire.transport is not None:
             wire.transport.abort()  # the socket is closed on the loop's next turn
 
-    async def connect(self, endpoint: Endpoint, tls: ssl.SSLContext | None) -> None:
+    async def connect(
+        self,
+        endpoint: Endpoint,
+        tls: ssl.SSLContext | None,
+        new_socket: blocking.SocketFactory = socket.socket,
+    ) -> None:
         what = self._what
         try:
             addresses = await _resolve(endpoint.host, endpoint.port)
@@ -142,20 +147,28 @@ class AsyncConnection:
         failures: list[str] = []
         timed_out = 0
         limit = self._limits.connect_timeout
-        for family, _kind, proto, _canon, address in addresses:
+        for family, kind, proto, _canon, address in addresses:
             seconds, by_deadline = self._clock.wait_for(limit, time.monotonic())
             wire = _Wire(loop)
+            # The socket is made here, by the client's factory (the connection seam, see
+            # _transport.SocketFactory), and handed to the transport once connected.
+            sock = new_socket(family, kind, proto)
             try:
-                async with asyncio.timeout(seconds):
-                    await loop.create_connection(
-                        lambda wire=wire: wire,
-                        host=address[0],
-                        port=address[1],
-                        family=family,
-                        proto=proto,
-                        ssl=tls,
-                        server_hostname=endpoint.host if tls is not None else None,
-                    )
+                try:
+                    sock.setblocking(False)
+                    async with asyncio.timeout(seconds):
+                        await loop.sock_connect(sock, address)
+                        await loop.create_connection(
+                            lambda wire=wire: wire,
+                            sock=sock,
+                            ssl=tls,
+                            server_hostname=endpoint.host if tls is not None else None,
+                        )
+                except BaseException:
+                    # Not connected, a failed handshake, or cancelled: the socket is closed
+                    # at once (closing again what a transport closed is harmless).
+                    sock.close()
+                    raise
                 self._wire = wire
                 return
             except TimeoutError:

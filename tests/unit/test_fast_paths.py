@@ -11,7 +11,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from roncho import ConfigError, DecodeError, Message, MessageCreate
-from roncho._checks import check_batch, check_json, check_metadata
+from roncho._base import encode_json
+from roncho._checks import check_batch, check_json, check_metadata, render_batch
 from roncho._exchange import Response
 from roncho._http import ResponseHead
 
@@ -194,3 +195,30 @@ def test_plain_message_fast_path_agrees_with_to_json(batch: list[MessageCreate])
     except ConfigError as exc:
         got = str(exc)
     assert got == expected
+
+
+@given(st.lists(messages, min_size=1, max_size=5))
+def test_a_batch_called_ascii_encodes_to_the_same_bytes(batch: list[MessageCreate]) -> None:
+    """When render_batch says "all plain", the ASCII encoder's bytes are the UTF-8 ones."""
+    try:
+        items, ascii_only = render_batch(batch, MessageCreate, "messages", "op")
+    except ConfigError:
+        return
+    body = {"messages": items}
+    if ascii_only:
+        assert encode_json(body, True) == encode_json(body, False)
+
+
+@pytest.mark.parametrize("content", ["caf\u00e9", "bell\x07", "del\x7f", "\\u00e9", 'q"\\'])
+def test_only_printable_or_escaped_ascii_takes_the_ascii_encoder(content: str) -> None:
+    """Non-ASCII and DEL (raw in UTF-8 JSON, escaped in ASCII JSON) are never called ASCII;
+    control characters and backslashes are escaped alike by both encoders."""
+    batch = [MessageCreate(peer_id="alice", content=content)]
+    items, ascii_only = render_batch(batch, MessageCreate, "messages", "op")
+    assert ascii_only == (content.isascii() and "\x7f" not in content)
+    body = {"messages": items}
+    if ascii_only:
+        assert encode_json(body, True) == encode_json(body, False)
+    assert encode_json(body).decode("utf-8") == json.dumps(
+        body, ensure_ascii=False, separators=(",", ":")
+    )

@@ -2,7 +2,8 @@
 
 The resolver is patched (``roncho._transport._resolve``) to hand out loopback addresses in a
 chosen order; "unreachable" is a refusing loopback port, a real full-backlog listener (when
-this kernel drops SYNs for it), or ``socket.socket.connect`` patched to wait out its timeout.
+this kernel drops SYNs for it), or a client given sockets whose connect() waits out its
+timeout (tests/seams.py, through the connection seam).
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from typing import Any
 
 import pytest
 from rawserver import SERVER_WAIT, RawServer, RefusingPort, reply
+from seams import blackholed, client_class
 
 import roncho
 from roncho import ConnectError, ConnectTimeout, DeadlineExceeded
@@ -46,34 +48,28 @@ def resolve_to(monkeypatch: pytest.MonkeyPatch, *entries: tuple[Any, ...]) -> li
     return asked
 
 
-def client(url: str = f"http://{HOST}:8000", **options: Any) -> roncho.Client:
+def client(
+    url: str = f"http://{HOST}:8000", kind: type[roncho.Client] | None = None, **options: Any
+) -> roncho.Client:
     settings: dict[str, Any] = {
         "api_key": KEY,
         "connect_timeout": CONNECT_TIMEOUT,
         "read_timeout": READ_TIMEOUT,
         **options,
     }
-    return roncho.Client(url, "w", **settings)
+    return (kind or roncho.Client)(url, "w", **settings)
 
 
-def blackhole(monkeypatch: pytest.MonkeyPatch, *ports: int) -> list[tuple[Any, ...]]:
-    """connect() to these ports waits out its timeout and fails; others connect normally.
+class Blackhole:
+    """A client class whose connect() to these ports waits out its timeout and fails;
+    others connect normally. ``attempts``: the addresses connect() was called with."""
 
-    Returns the addresses connect() was called with, in order.
-    """
-    attempts: list[tuple[Any, ...]] = []
-    real = socket.socket.connect
+    def __init__(self, *ports: int) -> None:
+        self.attempts: list[tuple[Any, ...]] = []
+        self.kind = client_class(blackholed(*ports, attempts=self.attempts))
 
-    def connect(self: socket.socket, address: Any) -> None:
-        attempts.append(tuple(address))
-        if address[1] in ports:
-            timeout = self.gettimeout()
-            time.sleep(SERVER_WAIT if timeout is None else timeout)
-            raise TimeoutError("timed out")
-        real(self, address)
-
-    monkeypatch.setattr(socket.socket, "connect", connect)
-    return attempts
+    def client(self, **options: Any) -> roncho.Client:
+        return client(kind=self.kind, **options)
 
 
 @pytest.fixture
@@ -102,9 +98,9 @@ def test_connect_skips_a_blackholed_first_address(
     """connect_timeout is per address: the first one's timeout does not fail the call."""
     with RawServer([reply(200, {"status": "ok"})]) as server:
         resolve_to(monkeypatch, entry("127.0.0.1", refusing.port), entry("127.0.0.1", server.port))
-        attempts = blackhole(monkeypatch, refusing.port)
-        assert client().probe().ok
-    assert [a[1] for a in attempts] == [refusing.port, server.port]
+        hole = Blackhole(refusing.port)
+        assert hole.client().probe().ok
+    assert [a[1] for a in hole.attempts] == [refusing.port, server.port]
 
 
 def test_connect_all_addresses_refused(
@@ -125,10 +121,10 @@ def test_connect_every_address_times_out_is_connect_timeout(
     monkeypatch: pytest.MonkeyPatch, refusing: RefusingPort
 ) -> None:
     resolve_to(monkeypatch, entry("127.0.0.1", refusing.port), entry("127.0.0.1", refusing.port))
-    attempts = blackhole(monkeypatch, refusing.port)
+    hole = Blackhole(refusing.port)
     with pytest.raises(ConnectTimeout) as caught:
-        client().probe()
-    assert len(attempts) == 2, "each address gets its own connect_timeout"
+        hole.client().probe()
+    assert len(hole.attempts) == 2, "each address gets its own connect_timeout"
     assert caught.value.request_sent is False
     assert isinstance(caught.value, ConnectError) and isinstance(caught.value, roncho.Timeout)
 
@@ -139,9 +135,9 @@ def test_connect_refused_and_timed_out_mixed_is_connect_error(
     """Only a call where every address timed out is a ConnectTimeout."""
     with RefusingPort() as slow:
         resolve_to(monkeypatch, entry("127.0.0.1", slow.port), entry("127.0.0.1", refusing.port))
-        blackhole(monkeypatch, slow.port)
+        hole = Blackhole(slow.port)
         with pytest.raises(ConnectError) as caught:
-            client().probe()
+            hole.client().probe()
     assert type(caught.value) is ConnectError
     assert "timed out" in str(caught.value)
 
@@ -150,10 +146,10 @@ def test_connect_deadline_binds_before_connect_timeout(
     monkeypatch: pytest.MonkeyPatch, refusing: RefusingPort
 ) -> None:
     resolve_to(monkeypatch, entry("127.0.0.1", refusing.port))
-    blackhole(monkeypatch, refusing.port)
+    hole = Blackhole(refusing.port)
     started = time.monotonic()
     with pytest.raises(DeadlineExceeded) as caught:
-        client(connect_timeout=SERVER_WAIT).probe(deadline=DEADLINE)
+        hole.client(connect_timeout=SERVER_WAIT).probe(deadline=DEADLINE)
     assert time.monotonic() - started < SERVER_WAIT / 2
     assert caught.value.request_sent is False
 

@@ -36,6 +36,7 @@ from rawserver import (
     reply,
     send_raw,
 )
+from seams import blackholed, client_class
 
 import roncho
 from roncho.testing import FakeHoncho
@@ -131,12 +132,6 @@ FAILURES = [
 ]  # fmt: skip
 
 
-def _blackholed_connect(self: socket.socket, address: object) -> None:
-    timeout = self.gettimeout()
-    time.sleep(SERVER_WAIT if timeout is None else timeout)
-    raise TimeoutError("timed out")
-
-
 def _unresolvable(host: str, port: int) -> list[tuple[Any, ...]]:
     raise socket.gaierror(socket.EAI_NONAME, "Name or service not known")
 
@@ -158,6 +153,7 @@ def test_request_sent_says_whether_the_server_may_have_it(
             url = {"trap": trap.url, "refused": refusing.url}.get(
                 failure.script, "http://honcho.invalid:8000"
             )
+            kind = roncho.Client
             if failure.script == "blackhole":
                 address = ("127.0.0.1", refusing.port)
                 monkeypatch.setattr(
@@ -165,11 +161,11 @@ def test_request_sent_says_whether_the_server_may_have_it(
                     "_resolve",
                     lambda h, p: [(socket.AF_INET, socket.SOCK_STREAM, 6, "", address)],
                 )
-                monkeypatch.setattr(socket.socket, "connect", _blackholed_connect)
+                kind = client_class(blackholed())
             elif failure.script == "unresolved":
                 monkeypatch.setattr(roncho._transport, "_resolve", _unresolvable)
             with pytest.raises(roncho.RonchoError) as caught:
-                call(roncho.Client(url, "w", **options), **dict(failure.kwargs))
+                call(kind(url, "w", **options), **dict(failure.kwargs))
             monkeypatch.undo()
             assert trap.connections() == 0, "nothing reached any server"
         else:

@@ -10,11 +10,11 @@ blackholed or unresolvable address) and asserts:
 - that the call ended within the row's bound (a generous ceiling, not a speed goal).
 
 How the blackholed connect is made (``"blackhole"`` rows): ``roncho._transport._resolve`` is
-patched to return one loopback address, and ``socket.socket.connect`` is patched to sleep
-for the socket's timeout and then raise TimeoutError, which is what the kernel does for a
-SYN nobody answers. A real full-backlog listener also blackholes on this machine's Linux,
-but not everywhere, so that variant lives in test_connect.py and skips when the kernel
-completes the handshake anyway.
+patched to return one loopback address, and the client is given sockets (tests/seams.py,
+through the connection seam) whose connect() sleeps for the socket's timeout and then
+raises TimeoutError, which is what the kernel does for a SYN nobody answers. A real
+full-backlog listener also blackholes on this machine's Linux, but not everywhere, so that
+variant lives in test_connect.py and skips when the kernel completes the handshake anyway.
 """
 
 from __future__ import annotations
@@ -42,6 +42,7 @@ from rawserver import (
     sse_events,
     stream_head,
 )
+from seams import blackholed, client_class
 
 import roncho
 from roncho import (
@@ -659,25 +660,20 @@ CASES: list[Case] = [
 ]
 
 
-def _blackholed_connect(self: socket.socket, address: object) -> None:
-    """What connect does when SYNs go unanswered: wait out the timeout, then give up."""
-    timeout = self.gettimeout()
-    time.sleep(SERVER_WAIT if timeout is None else timeout)
-    raise TimeoutError("timed out")
-
-
 def _unresolvable(host: str, port: int) -> list[tuple[Any, ...]]:
     raise socket.gaierror(socket.EAI_NONAME, "Name or service not known")
 
 
-def _run(case: Case, url: str) -> tuple[Any, RonchoError | None, float]:
+def _run(
+    case: Case, url: str, kind: type[roncho.Client] | None = None
+) -> tuple[Any, RonchoError | None, float]:
     options: dict[str, Any] = {
         "api_key": KEY,
         "connect_timeout": CONNECT_TIMEOUT,
         "read_timeout": READ_TIMEOUT,
         **case.options,
     }
-    client = roncho.Client(url, "w", **options)
+    client = (kind or roncho.Client)(url, "w", **options)
     started = time.monotonic()
     try:
         result, error = case.call(client), None
@@ -692,6 +688,7 @@ def test_fault_matrix(case: Case, monkeypatch: pytest.MonkeyPatch) -> None:
     refusing = RefusingPort()
     try:
         if isinstance(case.script, str):
+            kind = None
             if case.script == "blackhole":
                 address = ("127.0.0.1", refusing.port)
                 monkeypatch.setattr(
@@ -699,7 +696,7 @@ def test_fault_matrix(case: Case, monkeypatch: pytest.MonkeyPatch) -> None:
                     "_resolve",
                     lambda host, port: [(socket.AF_INET, socket.SOCK_STREAM, 6, "", address)],
                 )
-                monkeypatch.setattr(socket.socket, "connect", _blackholed_connect)
+                kind = client_class(blackholed())
                 url = "http://honcho.invalid:8000"
             elif case.script == "unresolved":
                 monkeypatch.setattr(roncho._transport, "_resolve", _unresolvable)
@@ -707,7 +704,7 @@ def test_fault_matrix(case: Case, monkeypatch: pytest.MonkeyPatch) -> None:
             else:
                 assert case.script == "refused"
                 url = refusing.url
-            result, error, took = _run(case, url)
+            result, error, took = _run(case, url, kind)
             monkeypatch.undo()
         else:
             handlers = case.script(trap.url) if callable(case.script) else case.script

@@ -17,7 +17,6 @@ from __future__ import annotations
 import logging
 import pickle
 import socket
-import time
 import traceback
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -25,7 +24,6 @@ from typing import Any
 
 import pytest
 from rawserver import (
-    SERVER_WAIT,
     Conn,
     Handler,
     RawServer,
@@ -39,6 +37,7 @@ from rawserver import (
     sse_events,
     stream_head,
 )
+from seams import ResetOnSend, blackholed, client_class
 
 import roncho
 from roncho.testing import FakeHoncho
@@ -145,24 +144,16 @@ PATHS = [
 ]  # fmt: skip
 
 
-def _blackholed_connect(self: socket.socket, address: object) -> None:
-    timeout = self.gettimeout()
-    time.sleep(SERVER_WAIT if timeout is None else timeout)
-    raise TimeoutError("timed out")
-
-
-def _failing_sendall(self: socket.socket, data: bytes, flags: int = 0) -> None:
-    raise ConnectionResetError(104, "Connection reset by peer")
-
-
-def _client(url: str, options: tuple[tuple[str, Any], ...]) -> roncho.Client:
+def _client(
+    url: str, options: tuple[tuple[str, Any], ...], kind: type[roncho.Client] = roncho.Client
+) -> roncho.Client:
     settings: dict[str, Any] = {
         "api_key": KEY,
         "connect_timeout": CONNECT_TIMEOUT,
         "read_timeout": READ_TIMEOUT,
         **dict(options),
     }
-    return roncho.Client(url, "w", **settings)
+    return kind(url, "w", **settings)
 
 
 def raise_error(path: Path, monkeypatch: pytest.MonkeyPatch) -> roncho.RonchoError:
@@ -171,6 +162,7 @@ def raise_error(path: Path, monkeypatch: pytest.MonkeyPatch) -> roncho.RonchoErr
         if isinstance(path.script, str):
             address = ("127.0.0.1", refusing.port)
             url = "http://honcho.invalid:8000"
+            kind = roncho.Client
             if path.script == "refused":
                 url = refusing.url
             elif path.script == "unresolved":
@@ -186,15 +178,14 @@ def raise_error(path: Path, monkeypatch: pytest.MonkeyPatch) -> roncho.RonchoErr
                     lambda h, p: [(socket.AF_INET, socket.SOCK_STREAM, 6, "", address)],
                 )
                 if path.script == "blackhole":
-                    monkeypatch.setattr(socket.socket, "connect", _blackholed_connect)
+                    kind = client_class(blackholed())
                 else:
                     assert path.script == "send-fails"
-                    # connect really happens (to the refusing port, so connect is patched to
-                    # succeed) and the first send is reset, as a dying server does.
-                    monkeypatch.setattr(socket.socket, "connect", lambda self, a: None)
-                    monkeypatch.setattr(socket.socket, "sendall", _failing_sendall)
+                    # connect "succeeds" (to the refusing port: the socket does not really
+                    # connect) and the first send is reset, as a dying server does.
+                    kind = client_class(ResetOnSend)
             try:
-                path.call(_client(url, path.options))
+                path.call(_client(url, path.options, kind))
             except roncho.RonchoError as exc:
                 return exc
             finally:
