@@ -20,6 +20,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
+# pytest is not a dependency of roncho: only pytest itself loads this module (through the
+# entry point), so pytest is always there when it runs; `import roncho` never imports it.
 import pytest
 
 if TYPE_CHECKING:
