@@ -204,7 +204,11 @@ GIVEN_FLAGS=(--label "$NB_LABEL" "${GIVEN_DERIVER[@]}")
 notebooks() { # url key results [investigate.py flags...]
     local url=$1 key=$2 results=$3; shift 3
     local keyflag=()
-    [ -n "$key" ] && keyflag=(--api-key "$key")
+    # The key goes through a mode-600 file, never the command line (visible in `ps`).
+    if [ -n "$key" ]; then
+        (umask 077 && printf '%s' "$key" > "$TMP/notebook-key") || return 1
+        keyflag=(--api-key-file "$TMP/notebook-key")
+    fi
     "$PY" scripts/investigate.py --base-url "$url" "${keyflag[@]}" --results "$results" "$@"
 }
 if [ "$MODE" = kit ]; then
