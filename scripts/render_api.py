@@ -27,6 +27,9 @@ from typing import Any
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))  # this checkout's roncho, not an installed one
+sys.path.insert(0, str(REPO / "scripts"))  # _generated, also when a test loads this by path
+
+from _generated import update  # noqa: E402
 
 import roncho  # noqa: E402
 from roncho import _models  # noqa: E402
@@ -142,29 +145,15 @@ def render() -> str:
     return "\n".join(lines)
 
 
-def splice(document: str, generated: str) -> str:
-    if BEGIN not in document or END not in document:
-        raise SystemExit(f"the document has no {BEGIN} ... {END} markers")
-    head, rest = document.split(BEGIN, 1)
-    _, tail = rest.split(END, 1)
-    return head + generated + tail
-
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
     parser.add_argument("--doc", type=Path, default=DEFAULT_DOC, help="the document to update")
     parser.add_argument("--check", action="store_true", help="exit 1 if the document is stale")
     args = parser.parse_args(argv)
-    document = args.doc.read_text(encoding="utf-8")
-    updated = splice(document, render())
-    if args.check:
-        if updated != document:
-            print(f"{args.doc} is stale: run scripts/render_api.py", file=sys.stderr)
-            return 1
-        return 0
-    if updated != document:
-        args.doc.write_text(updated, encoding="utf-8")
-    return 0
+    return update(
+        args.doc, render(), BEGIN, END, check=args.check, script="scripts/render_api.py"
+    )
 
 
 if __name__ == "__main__":

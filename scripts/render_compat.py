@@ -24,6 +24,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # _generated, also when loaded by path
+
+from _generated import update
+
 BEGIN = "<!-- BEGIN GENERATED: O1-O14 -->"
 END = "<!-- END GENERATED: O1-O14 -->"
 DEFAULT_DOC = Path(__file__).resolve().parent.parent / "docs" / "compatibility.md"
@@ -632,13 +636,6 @@ def render(runs: list[Run]) -> str:
     return "\n".join(lines)
 
 
-def splice(document: str, generated: str) -> str:
-    if BEGIN not in document or END not in document:
-        raise SystemExit(f"the document has no {BEGIN} ... {END} markers")
-    head, rest = document.split(BEGIN, 1)
-    _, tail = rest.split(END, 1)
-    return head + generated + tail
-
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -646,16 +643,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--doc", type=Path, default=DEFAULT_DOC, help="the document to update")
     parser.add_argument("--check", action="store_true", help="exit 1 if the document is stale")
     args = parser.parse_args(argv)
-    document = args.doc.read_text(encoding="utf-8")
-    updated = splice(document, render(load(args.observations)))
-    if args.check:
-        if updated != document:
-            print(f"{args.doc} is stale: run scripts/render_compat.py", file=sys.stderr)
-            return 1
-        return 0
-    if updated != document:
-        args.doc.write_text(updated, encoding="utf-8")
-    return 0
+    generated = render(load(args.observations))
+    return update(
+        args.doc, generated, BEGIN, END, check=args.check, script="scripts/render_compat.py"
+    )
 
 
 if __name__ == "__main__":
