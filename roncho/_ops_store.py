@@ -10,7 +10,6 @@ functions into their methods, so the signature and docstring here are the public
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import replace
 from typing import Any, TypeVar
 
 from . import _checks as check
@@ -27,6 +26,7 @@ from ._models import (
     SessionPeerConfig,
     Workspace,
 )
+from ._record import replace
 
 T = TypeVar("T")
 M = TypeVar("M", Workspace, Peer, Session)

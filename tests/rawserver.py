@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 import re
 import socket
+import ssl
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -110,8 +111,15 @@ Handler = Callable[[Conn], None]
 class RawServer:
     """Serves one scripted handler per connection, on 127.0.0.1 (or ::1), then stops."""
 
-    def __init__(self, handlers: Sequence[Handler], *, host: str = "127.0.0.1") -> None:
+    def __init__(
+        self,
+        handlers: Sequence[Handler],
+        *,
+        host: str = "127.0.0.1",
+        tls: ssl.SSLContext | None = None,
+    ) -> None:
         self.handlers = list(handlers)
+        self._tls = tls  # a server context: each connection is TLS, the handlers unchanged
         self.requests: list[Request] = []
         self.connections = 0
         self.errors: list[BaseException] = []
@@ -129,7 +137,7 @@ class RawServer:
     @property
     def url(self) -> str:
         host = f"[{self.host}]" if ":" in self.host else self.host
-        return f"http://{host}:{self.port}"
+        return f"{'https' if self._tls else 'http'}://{host}:{self.port}"
 
     def __enter__(self) -> RawServer:
         self._thread.start()
@@ -157,6 +165,8 @@ class RawServer:
             self.connections += 1
             sock.settimeout(SERVER_WAIT)
             try:
+                if self._tls is not None:
+                    sock = self._tls.wrap_socket(sock, server_side=True)
                 handler(Conn(sock, self))
             except OSError:
                 pass  # the client went away, which many tests cause on purpose

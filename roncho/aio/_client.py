@@ -157,7 +157,12 @@ class AsyncClient(ClientCore):
                     wire[:] = bytes(len(wire))
             try:
                 while exchange.needs_more:
-                    exchange.feed(await connection.recv())
+                    room = exchange.room()
+                    if room is None:
+                        exchange.feed(await connection.recv())
+                    else:
+                        exchange.filled(await connection.recv_into(room))
+                        del room
             except RonchoError:
                 if not exchange.failing:
                     raise

@@ -1,18 +1,24 @@
 """asyncio I/O for one request per connection, the async twin of ``_transport``.
 
 Same strategy and the same errors: resolve, try each address with the connect timeout
-applied per address (and the deadline), TLS only for https (the context comes from the
-client, so none is made for http), send, then hand back whatever bytes arrive within the
-idle read timeout. A small ``asyncio.Protocol`` collects the bytes: no stream objects, and
-one timer per wait. A cancelled call aborts its transport at once.
+applied per address (and the deadline), TLS only for https, send, then hand back whatever
+bytes arrive within the idle read timeout. The socket is non-blocking and driven by the
+loop's own socket methods (``sock_connect``, ``sock_sendall``, ``sock_recv``): no transport,
+no protocol, no buffer between the kernel and the exchange, and nothing read that the call
+did not ask for. Each send and read is first tried at once; only when the kernel has nothing
+does the call wait, under one timer. TLS is an ``ssl.SSLObject`` over memory buffers fed by
+the same reads and writes (ssl is imported only for it). A cancelled call closes its
+socket at once.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import socket
 import time
-from typing import TYPE_CHECKING, Any
+from collections.abc import Awaitable
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from .. import _transport as blocking
 from .._config import Endpoint
@@ -21,6 +27,8 @@ from .._errors import ConnectError, ConnectTimeout, ProtocolError, RonchoError
 
 if TYPE_CHECKING:
     import ssl
+
+T = TypeVar("T")
 
 
 async def _resolve(host: str, port: int) -> list[tuple[Any, ...]]:
@@ -34,83 +42,21 @@ async def _resolve(host: str, port: int) -> list[tuple[Any, ...]]:
     return blocking._resolve(host, port)  # numeric: no lookup, and the tests' one seam
 
 
-class _Wire(asyncio.Protocol):
-    """Received bytes and the two things a call waits for: data, and a flushed send."""
-
-    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
-        self._loop = loop
-        self.transport: asyncio.Transport | None = None
-        self.chunks: list[bytes] = []
-        self.buffered = 0
-        self.reading_paused = False
-        self.eof = False
-        self.lost: Exception | None = None
-        self.paused = False
-        self._waiter: asyncio.Future[None] | None = None
-
-    def connection_made(self, transport: asyncio.BaseTransport) -> None:
-        assert isinstance(transport, asyncio.Transport)
-        self.transport = transport
-        # Sending waits until the request has left the transport's buffer, so the bytes
-        # holding the key can be wiped right after (asyncio may keep a view of them).
-        transport.set_write_buffer_limits(high=0)
-
-    def data_received(self, data: bytes) -> None:
-        self.chunks.append(data)
-        self.buffered += len(data)
-        if self.buffered >= blocking.RECV_BYTES and self.transport is not None:
-            # No more is read until the call takes these: a slow reader of a stream never
-            # holds more than this, whatever the server sends (the cap is the exchange's).
-            self.transport.pause_reading()
-            self.reading_paused = True
-        self._wake()
-
-    def take(self) -> bytes:
-        data = self.chunks[0] if len(self.chunks) == 1 else b"".join(self.chunks)
-        self.chunks.clear()
-        self.buffered = 0
-        if self.reading_paused and self.transport is not None and not self.eof:
-            self.reading_paused = False
-            self.transport.resume_reading()
-        return data
-
-    def eof_received(self) -> bool:
-        self.eof = True
-        self._wake()
-        return False
-
-    def connection_lost(self, exc: Exception | None) -> None:
-        self.eof = True
-        self.lost = exc
-        self.paused = False
-        self._wake()
-
-    def pause_writing(self) -> None:
-        self.paused = True
-
-    def resume_writing(self) -> None:
-        self.paused = False
-        self._wake()
-
-    def _wake(self) -> None:
-        waiter = self._waiter
-        if waiter is not None and not waiter.done():
-            waiter.set_result(None)
-
-    async def wait(self, seconds: float) -> None:
-        """Until the next event, or TimeoutError after ``seconds``."""
-        waiter = self._waiter = self._loop.create_future()
-        timer = self._loop.call_later(seconds, _expire, waiter)
-        try:
-            await waiter
-        finally:
-            timer.cancel()
-            self._waiter = None
+async def _within(seconds: float, waiting: Awaitable[T]) -> T:
+    async with asyncio.timeout(seconds):
+        return await waiting
 
 
-def _expire(waiter: asyncio.Future[None]) -> None:
-    if not waiter.done():
-        waiter.set_exception(TimeoutError())
+class _Tls:
+    """TLS as bytes in, bytes out: an SSLObject between two memory buffers."""
+
+    def __init__(self, context: ssl.SSLContext, host: str) -> None:
+        import ssl  # only ever loaded for an https base URL
+
+        self.ssl = ssl
+        self.incoming = ssl.MemoryBIO()
+        self.outgoing = ssl.MemoryBIO()
+        self.object = context.wrap_bio(self.incoming, self.outgoing, server_hostname=host)
 
 
 class AsyncConnection:
@@ -121,13 +67,16 @@ class AsyncConnection:
         self._clock = clock
         self._limits = limits
         self.request_sent = False
-        self._wire: _Wire | None = None
+        self._sock: socket.socket | None = None
+        self._tls: _Tls | None = None
+        self._loop = asyncio.get_running_loop()
 
     def close(self) -> None:
-        wire, self._wire = self._wire, None
-        if wire is not None and wire.transport is not None:
-            wire.transport.abort()  # the socket is closed on the loop's next turn
+        sock, self._sock = self._sock, None
+        if sock is not None:
+            _close(self._loop, sock)
 
+    # -- connecting ----------------------------------------------------------------------
     async def connect(
         self,
         endpoint: Endpoint,
@@ -143,50 +92,82 @@ class AsyncConnection:
             ) from None
         if not addresses:
             raise ConnectError(f"{what}: {endpoint.host!r} resolved to no address")
-        loop = asyncio.get_running_loop()
+        loop = self._loop
         failures: list[str] = []
         timed_out = 0
         limit = self._limits.connect_timeout
         for family, kind, proto, _canon, address in addresses:
             seconds, by_deadline = self._clock.wait_for(limit, time.monotonic())
-            wire = _Wire(loop)
             # The socket is made here, by the client's factory (the connection seam, see
-            # _transport.SocketFactory), and handed to the transport once connected.
+            # _transport.SocketFactory).
             sock = new_socket(family, kind, proto)
             try:
-                try:
-                    sock.setblocking(False)
-                    async with asyncio.timeout(seconds):
-                        await loop.sock_connect(sock, address)
-                        await loop.create_connection(
-                            lambda wire=wire: wire,
-                            sock=sock,
-                            ssl=tls,
-                            server_hostname=endpoint.host if tls is not None else None,
-                        )
-                except BaseException:
-                    # Not connected, a failed handshake, or cancelled: the socket is closed
-                    # at once (closing again what a transport closed is harmless).
-                    sock.close()
-                    raise
-                self._wire = wire
-                return
-            except TimeoutError:
-                if by_deadline:
-                    raise self._clock.expired(what, "connecting", False) from None
-                timed_out += 1
-                failures.append(f"{blocking._show(address)}: timed out after {limit} s")
-            except OSError as exc:
-                if tls is not None and _is_tls(exc):
-                    raise ConnectError(
-                        f"{what}: TLS handshake failed ({blocking._why(exc)})"
-                    ) from None
-                failures.append(f"{blocking._show(address)}: {blocking._why(exc)}")
+                sock.setblocking(False)
+                await _within(seconds, loop.sock_connect(sock, address))
+            except BaseException as exc:
+                _close(loop, sock)  # not connected, or cancelled: closed at once
+                if isinstance(exc, TimeoutError):
+                    if by_deadline:
+                        raise self._clock.expired(what, "connecting", False) from None
+                    timed_out += 1
+                    failures.append(f"{blocking._show(address)}: timed out after {limit} s")
+                    continue
+                if isinstance(exc, OSError):
+                    failures.append(f"{blocking._show(address)}: {blocking._why(exc)}")
+                    continue
+                raise
+            self._sock = sock
+            if tls is not None:
+                await self._handshake(tls, endpoint.host, seconds, by_deadline)
+            return
         summary = "; ".join(failures)
         if timed_out == len(failures):
             raise ConnectTimeout(f"{what}: cannot connect to {endpoint.host_header} ({summary})")
         raise ConnectError(f"{what}: cannot connect to {endpoint.host_header} ({summary})")
 
+    async def _handshake(
+        self, context: ssl.SSLContext, host: str, seconds: float, by_deadline: bool
+    ) -> None:
+        """The TLS handshake, within the connect timeout, as the blocking client's."""
+        try:
+            tls = self._tls = _Tls(context, host)
+            await _within(seconds, self._shake(tls))
+        except BaseException as exc:
+            self.close()
+            if isinstance(exc, TimeoutError):
+                if by_deadline:
+                    raise self._clock.expired(self._what, "connecting", False) from None
+                raise ConnectTimeout(f"{self._what}: TLS handshake timed out") from None
+            if isinstance(exc, (OSError, ValueError)):  # SSLError is an OSError
+                raise ConnectError(f"{self._what}: TLS handshake failed ({_why(exc)})") from None
+            raise
+
+    async def _shake(self, tls: _Tls) -> None:
+        while True:
+            try:
+                tls.object.do_handshake()
+                done = True
+            except tls.ssl.SSLWantReadError:
+                done = False
+            await self._flush(tls)
+            if done:
+                return
+            data = await self._loop.sock_recv(self._sock_now(), blocking.RECV_BYTES)
+            if not data:
+                raise ConnectionAbortedError(0, "the server closed the connection")
+            tls.incoming.write(data)
+
+    async def _flush(self, tls: _Tls) -> None:
+        """Send what TLS has written (handshake messages, encrypted records)."""
+        pending = tls.outgoing.read()
+        if pending:
+            await self._loop.sock_sendall(self._sock_now(), pending)
+
+    def _sock_now(self) -> socket.socket:
+        assert self._sock is not None, "the connection is closed"
+        return self._sock
+
+    # -- sending ---------------------------------------------------------------------------
     def _wait_for(self, doing: str) -> tuple[float, bool]:
         try:
             return self._clock.wait_for(self._limits.read_timeout, time.monotonic())
@@ -195,51 +176,103 @@ class AsyncConnection:
             raise self._timeout_error(True, doing) from None
 
     async def send(self, data: bytes | bytearray) -> None:
-        """Write the request and wait until the transport has handed all of it on."""
-        wire = self._wire
-        assert wire is not None and wire.transport is not None
-        self.request_sent = True
-        wire.transport.write(data)
-        del data  # it holds the key: no frame a traceback keeps may hold it
-        if wire.transport.is_closing() and wire.lost is None:
-            await asyncio.sleep(0)  # the write failed; connection_lost says why on this turn
-        while wire.paused and wire.lost is None:
-            seconds, by_deadline = self._wait_for("sending the request")
-            try:
-                await wire.wait(seconds)
-            except TimeoutError:
-                self.close()
-                raise self._timeout_error(by_deadline, "sending the request") from None
-        if wire.lost is not None:
-            self.close()
-            raise ConnectError(
-                f"{self._what}: connection lost while sending ({_why(wire.lost)})",
-                request_sent=True,
+        """Write the whole request. ``data`` is never copied into a new object here (a
+        bytearray holding the key is wiped by the caller once this returns)."""
+        seconds, by_deadline = self._wait_for("sending the request")
+        self.request_sent = True  # from here on, bytes may have reached the server
+        failure: RonchoError | None = None
+        try:
+            await self._send(memoryview(data), seconds)
+        except TimeoutError:
+            failure = self._timeout_error(by_deadline, "sending the request")
+        except OSError as exc:
+            failure = ConnectError(
+                f"{self._what}: connection lost while sending ({_why(exc)})", request_sent=True
             )
+        except BaseException:
+            self.close()
+            raise
+        finally:
+            del data  # it holds the key: no frame a traceback keeps may hold it
+        if failure is not None:
+            self.close()
+            raise failure
 
+    async def _send(self, view: memoryview, seconds: float) -> None:
+        tls = self._tls
+        if tls is not None:
+            tls.object.write(view)
+            await _within(seconds, self._flush(tls))
+            return
+        sock = self._sock_now()
+        try:
+            sent = sock.send(view)
+        except (BlockingIOError, InterruptedError):
+            sent = 0
+        if sent < len(view):
+            await _within(seconds, self._loop.sock_sendall(sock, view[sent:]))
+
+    # -- reading ---------------------------------------------------------------------------
     async def recv(self) -> bytes:
         """The bytes received since the last call; ``b""`` once the server has closed."""
-        wire = self._wire
-        assert wire is not None
-        # The deadline is judged before every read, as the blocking client does, also when
-        # bytes are already here (a caller slow to iterate a stream runs out of it too).
         seconds, by_deadline = self._wait_for("waiting for the response")
-        while not wire.chunks and not wire.eof:
+        try:
+            if self._tls is not None:
+                return await self._recv_tls(seconds)
+            sock = self._sock_now()
             try:
-                await wire.wait(seconds)
-            except TimeoutError:
-                self.close()
-                raise self._timeout_error(by_deadline, "waiting for the response") from None
-            seconds, by_deadline = self._wait_for("waiting for the response")
-        if wire.chunks:
-            return wire.take()
-        if wire.lost is not None:
+                return sock.recv(blocking.RECV_BYTES)
+            except (BlockingIOError, InterruptedError):
+                return await _within(seconds, self._loop.sock_recv(sock, blocking.RECV_BYTES))
+        except OSError as exc:
+            raise self._read_failed(exc, by_deadline) from None
+        except BaseException:
+            self.close()  # cancelled: the socket goes at once
+            raise
+
+    async def recv_into(self, buffer: memoryview) -> int:
+        """Read into ``buffer`` (a large body's own buffer): one copy fewer than recv()."""
+        seconds, by_deadline = self._wait_for("waiting for the response")
+        try:
+            if self._tls is not None:
+                data = await self._recv_tls(seconds, len(buffer))
+                buffer[: len(data)] = data
+                return len(data)
+            sock = self._sock_now()
+            try:
+                return sock.recv_into(buffer)
+            except (BlockingIOError, InterruptedError):
+                return await _within(seconds, self._loop.sock_recv_into(sock, buffer))
+        except OSError as exc:
+            raise self._read_failed(exc, by_deadline) from None
+        except BaseException:
             self.close()
-            raise ProtocolError(
-                f"{self._what}: connection lost while reading ({_why(wire.lost)})",
-                request_sent=True,
-            )
-        return b""
+            raise
+
+    async def _recv_tls(self, seconds: float, most: int = blocking.RECV_BYTES) -> bytes:
+        tls = self._tls
+        assert tls is not None
+        while True:
+            try:
+                return tls.object.read(most)
+            except tls.ssl.SSLWantReadError:
+                pass
+            except (tls.ssl.SSLZeroReturnError, tls.ssl.SSLEOFError):
+                return b""  # closed, with or without close_notify, as ssl sockets say
+            await _within(seconds, self._flush(tls))  # e.g. an answer to a key update
+            data = await _within(seconds, self._loop.sock_recv(self._sock_now(), most))
+            if data:
+                tls.incoming.write(data)
+            else:
+                tls.incoming.write_eof()
+
+    def _read_failed(self, exc: OSError, by_deadline: bool) -> RonchoError:
+        self.close()
+        if isinstance(exc, TimeoutError):
+            return self._timeout_error(by_deadline, "waiting for the response")
+        return ProtocolError(
+            f"{self._what}: connection lost while reading ({_why(exc)})", request_sent=True
+        )
 
     def _timeout_error(self, by_deadline: bool, doing: str) -> RonchoError:
         if by_deadline:
@@ -249,12 +282,16 @@ class AsyncConnection:
         )
 
 
-def _why(exc: Exception) -> str:
+def _close(loop: asyncio.AbstractEventLoop, sock: socket.socket) -> None:
+    """Close now. The socket leaves the loop's selector first, so a wait still pending on its
+    number cannot later unregister another socket that reuses that number."""
+    fd = sock.fileno()
+    if fd >= 0:
+        for remove in (loop.remove_reader, loop.remove_writer):
+            with contextlib.suppress(NotImplementedError):  # a loop without readiness waits
+                remove(fd)
+    sock.close()
+
+
+def _why(exc: BaseException) -> str:
     return blocking._why(exc) if isinstance(exc, OSError) else type(exc).__name__
-
-
-def _is_tls(exc: OSError) -> bool:
-    import sys
-
-    ssl = sys.modules.get("ssl")
-    return ssl is not None and isinstance(exc, (ssl.SSLError, ssl.CertificateError))

@@ -104,6 +104,9 @@ def test_import_loads_roncho_and_no_forbidden_module(report: dict[str, Any]) -> 
     assert "roncho" in modules and "roncho._client" in modules  # the probe really imported
     forbidden = {"asyncio", "ssl", "_ssl", "pandas", "numpy", "matplotlib", "concurrent.futures"}
     assert modules & forbidden == set()
+    # The models are Records so that import compiles no code: dataclasses (and the inspect
+    # it pulls in, about 4 ms) stay out until something asks for dataclasses.fields().
+    assert modules & {"dataclasses", "inspect"} == set()
     assert not any(m.startswith(("roncho.testing", "roncho.workbook")) for m in modules)
 
 
