@@ -50,13 +50,14 @@ class Workspace(Record, kw_only=True):
     """True when get-or-create made it (201), False when it existed (200), else None."""
 
     @classmethod
-    def from_json(cls, data: object, op: str) -> Workspace:
+    def from_json(cls, data: object, op: str, created: bool | None = None) -> Workspace:
         f = _Fields(data, op, "workspace")
         return cls(
             id=f.text("id"),
             metadata=f.opt_obj("metadata"),
             configuration=f.opt_obj("configuration"),
             created_at=f.opt_text("created_at"),
+            created=created,
         )
 
 
@@ -72,7 +73,7 @@ class Peer(Record, kw_only=True):
     """True when get-or-create made it (201), False when it existed (200), else None."""
 
     @classmethod
-    def from_json(cls, data: object, op: str) -> Peer:
+    def from_json(cls, data: object, op: str, created: bool | None = None) -> Peer:
         f = _Fields(data, op, "peer")
         return cls(
             id=f.text("id"),
@@ -80,6 +81,7 @@ class Peer(Record, kw_only=True):
             metadata=f.opt_obj("metadata"),
             configuration=f.opt_obj("configuration"),
             created_at=f.opt_text("created_at"),
+            created=created,
         )
 
 
@@ -96,7 +98,7 @@ class Session(Record, kw_only=True):
     """True when get-or-create made it (201), False when it existed (200), else None."""
 
     @classmethod
-    def from_json(cls, data: object, op: str) -> Session:
+    def from_json(cls, data: object, op: str, created: bool | None = None) -> Session:
         f = _Fields(data, op, "session")
         active = f.opt_flag("is_active")
         return cls(
@@ -106,6 +108,7 @@ class Session(Record, kw_only=True):
             metadata=f.opt_obj("metadata"),
             configuration=f.opt_obj("configuration"),
             created_at=f.opt_text("created_at"),
+            created=created,
         )
 
 

@@ -26,7 +26,6 @@ from ._models import (
     SessionPeerConfig,
     Workspace,
 )
-from ._record import replace
 
 T = TypeVar("T")
 M = TypeVar("M", Workspace, Peer, Session)
@@ -57,16 +56,16 @@ def _get_or_create(
     op: str,
     path: str,
     resource_id: str,
-    model: Callable[[object, str], M],
+    model: Callable[[object, str, bool | None], M],
     fields: dict[str, Any],
     deadline: float | None,
 ) -> Call[M]:
     """POST a get-or-create; ``created`` on the result says 201 (made) or 200 (existed)."""
     body = {"id": resource_id, **{k: v for k, v in fields.items() if v is not None}}
-    decode = decoded(op, model)
 
     def created(response: Response) -> M:
-        return replace(decode(response), created=response.status == 201)
+        made = response.status == 201
+        return decoded(op, lambda data, what: model(data, what, made))(response)
 
     return Call(op, "POST", path, created, body=body, write=True, deadline=deadline)
 

@@ -38,8 +38,25 @@ SocketFactory = Callable[[int, int, int], socket.socket]
 
 
 def _resolve(host: str, port: int) -> list[tuple[Any, ...]]:
-    """getaddrinfo, kept apart so tests can patch it (and so bypass no real resolver)."""
+    """getaddrinfo, kept apart so tests can patch it (and so bypass no real resolver).
+
+    An IP literal is its own one address (getaddrinfo would say the same, slower)."""
+    family = numeric_family(host)
+    if family == socket.AF_INET:
+        return [(family, socket.SOCK_STREAM, socket.IPPROTO_TCP, "", (host, port))]
+    if family == socket.AF_INET6:
+        return [(family, socket.SOCK_STREAM, socket.IPPROTO_TCP, "", (host, port, 0, 0))]
     return socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+
+
+def numeric_family(host: str) -> int | None:
+    """AF_INET or AF_INET6 for an IP literal (without a zone: that takes getaddrinfo)."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    try:
+        socket.inet_pton(family, host)
+    except OSError:
+        return None
+    return family
 
 
 class Connection:

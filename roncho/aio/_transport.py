@@ -34,17 +34,10 @@ T = TypeVar("T")
 async def _resolve(host: str, port: int) -> list[tuple[Any, ...]]:
     """An IP literal is resolved in place; a name through the loop's resolver (a thread of
     the loop's default executor, as every asyncio name lookup is)."""
-    try:
-        socket.inet_pton(socket.AF_INET6 if ":" in host else socket.AF_INET, host)
-    except OSError:
+    if blocking.numeric_family(host) is None:
         loop = asyncio.get_running_loop()
         return await loop.run_in_executor(None, blocking._resolve, host, port)
     return blocking._resolve(host, port)  # numeric: no lookup, and the tests' one seam
-
-
-async def _within(seconds: float, waiting: Awaitable[T]) -> T:
-    async with asyncio.timeout(seconds):
-        return await waiting
 
 
 class _Tls:
@@ -70,11 +63,30 @@ class AsyncConnection:
         self._sock: socket.socket | None = None
         self._tls: _Tls | None = None
         self._loop = asyncio.get_running_loop()
+        self._waiting = False
 
     def close(self) -> None:
         sock, self._sock = self._sock, None
-        if sock is not None:
-            _close(self._loop, sock)
+        if sock is None:
+            return
+        if self._waiting:
+            # Closed from another task while this one waits (a stream closed mid-read): the
+            # socket leaves the selector first, so the pending wait cannot later unregister
+            # another socket that reuses its number. (A wait that ends, by an answer, a
+            # timeout or a cancellation, has already left it when its caller resumes.)
+            for remove in (self._loop.remove_reader, self._loop.remove_writer):
+                with contextlib.suppress(NotImplementedError):  # a loop with no such waits
+                    remove(sock.fileno())
+        sock.close()
+
+    async def _wait(self, seconds: float, waiting: Awaitable[T]) -> T:
+        """``waiting`` (one of the loop's socket methods), within ``seconds``."""
+        self._waiting = True
+        try:
+            async with asyncio.timeout(seconds):
+                return await waiting
+        finally:
+            self._waiting = False
 
     # -- connecting ----------------------------------------------------------------------
     async def connect(
@@ -103,9 +115,9 @@ class AsyncConnection:
             sock = new_socket(family, kind, proto)
             try:
                 sock.setblocking(False)
-                await _within(seconds, loop.sock_connect(sock, address))
+                await self._wait(seconds, loop.sock_connect(sock, address))
             except BaseException as exc:
-                _close(loop, sock)  # not connected, or cancelled: closed at once
+                sock.close()  # not connected, or cancelled: closed at once
                 if isinstance(exc, TimeoutError):
                     if by_deadline:
                         raise self._clock.expired(what, "connecting", False) from None
@@ -131,7 +143,7 @@ class AsyncConnection:
         """The TLS handshake, within the connect timeout, as the blocking client's."""
         try:
             tls = self._tls = _Tls(context, host)
-            await _within(seconds, self._shake(tls))
+            await self._wait(seconds, self._shake(tls))
         except BaseException as exc:
             self.close()
             if isinstance(exc, TimeoutError):
@@ -202,7 +214,7 @@ class AsyncConnection:
         tls = self._tls
         if tls is not None:
             tls.object.write(view)
-            await _within(seconds, self._flush(tls))
+            await self._wait(seconds, self._flush(tls))
             return
         sock = self._sock_now()
         try:
@@ -210,7 +222,7 @@ class AsyncConnection:
         except (BlockingIOError, InterruptedError):
             sent = 0
         if sent < len(view):
-            await _within(seconds, self._loop.sock_sendall(sock, view[sent:]))
+            await self._wait(seconds, self._loop.sock_sendall(sock, view[sent:]))
 
     # -- reading ---------------------------------------------------------------------------
     async def recv(self) -> bytes:
@@ -223,7 +235,7 @@ class AsyncConnection:
             try:
                 return sock.recv(blocking.RECV_BYTES)
             except (BlockingIOError, InterruptedError):
-                return await _within(seconds, self._loop.sock_recv(sock, blocking.RECV_BYTES))
+                return await self._wait(seconds, self._loop.sock_recv(sock, blocking.RECV_BYTES))
         except OSError as exc:
             raise self._read_failed(exc, by_deadline) from None
         except BaseException:
@@ -242,7 +254,7 @@ class AsyncConnection:
             try:
                 return sock.recv_into(buffer)
             except (BlockingIOError, InterruptedError):
-                return await _within(seconds, self._loop.sock_recv_into(sock, buffer))
+                return await self._wait(seconds, self._loop.sock_recv_into(sock, buffer))
         except OSError as exc:
             raise self._read_failed(exc, by_deadline) from None
         except BaseException:
@@ -259,8 +271,8 @@ class AsyncConnection:
                 pass
             except (tls.ssl.SSLZeroReturnError, tls.ssl.SSLEOFError):
                 return b""  # closed, with or without close_notify, as ssl sockets say
-            await _within(seconds, self._flush(tls))  # e.g. an answer to a key update
-            data = await _within(seconds, self._loop.sock_recv(self._sock_now(), most))
+            await self._wait(seconds, self._flush(tls))  # e.g. an answer to a key update
+            data = await self._wait(seconds, self._loop.sock_recv(self._sock_now(), most))
             if data:
                 tls.incoming.write(data)
             else:
@@ -280,17 +292,6 @@ class AsyncConnection:
         return blocking.idle_timeout(
             self._what, self._limits.read_timeout, doing, self.request_sent
         )
-
-
-def _close(loop: asyncio.AbstractEventLoop, sock: socket.socket) -> None:
-    """Close now. The socket leaves the loop's selector first, so a wait still pending on its
-    number cannot later unregister another socket that reuses that number."""
-    fd = sock.fileno()
-    if fd >= 0:
-        for remove in (loop.remove_reader, loop.remove_writer):
-            with contextlib.suppress(NotImplementedError):  # a loop without readiness waits
-                remove(fd)
-    sock.close()
 
 
 def _why(exc: BaseException) -> str:
