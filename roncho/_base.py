@@ -14,10 +14,12 @@ from types import FunctionType
 from typing import Any, ClassVar, Final, TypeVar
 
 from . import _checks as check
+from . import _operations as ops
 from ._config import Endpoint
 from ._deadline import Limits
 from ._errors import ConfigError, ReadOnlyError
 from ._exchange import Call
+from ._methods import Operation, PageWalk, StreamOperation, declarations, install
 from ._operations import Scope
 from ._transport import SocketFactory, tls_context
 
@@ -116,6 +118,47 @@ class ClientCore:
 
     def __reduce__(self) -> Any:
         raise TypeError(f"a {self._public_name} cannot be pickled (it would carry its key)")
+
+    # -- the operations, in the catalogue's order: each client class gets its executor's
+    # method for each when it is made (``_methods.install``) -----------------------------------
+    get_or_create_workspace = Operation(ops.get_or_create_workspace)
+    update_workspace = Operation(ops.update_workspace)
+    list_workspaces = Operation(ops.list_workspaces)
+    delete_workspace = Operation(ops.delete_workspace)
+    get_or_create_peer = Operation(ops.get_or_create_peer)
+    update_peer = Operation(ops.update_peer)
+    list_peers = Operation(ops.list_peers)
+    get_or_create_session = Operation(ops.get_or_create_session)
+    update_session = Operation(ops.update_session)
+    list_sessions = Operation(ops.list_sessions)
+    list_session_peers = Operation(ops.list_session_peers)
+    get_session_peer_config = Operation(ops.get_session_peer_config)
+    set_session_peer_config = Operation(ops.set_session_peer_config)
+    delete_session = Operation(ops.delete_session)
+    add_messages = Operation(ops.add_messages)
+    list_messages = Operation(ops.list_messages)
+    iter_messages = PageWalk(ops.iter_messages)
+    get_message = Operation(ops.get_message)
+    update_message_metadata = Operation(ops.update_message_metadata)
+    create_conclusions = Operation(ops.create_conclusions)
+    list_conclusions = Operation(ops.list_conclusions)
+    query_conclusions = Operation(ops.query_conclusions)
+    delete_conclusion = Operation(ops.delete_conclusion)
+    search = Operation(ops.search)
+    search_peer = Operation(ops.search_peer)
+    search_session = Operation(ops.search_session)
+    chat = Operation(ops.chat)
+    chat_stream = StreamOperation(ops.chat_stream)
+    chat_workspace = Operation(ops.chat_workspace)
+    chat_workspace_stream = StreamOperation(ops.chat_workspace_stream)
+    probe = Operation(ops.probe)
+    server_version = Operation(ops.server_version)
+    queue_status = Operation(ops.queue_status)
+    create_key = Operation(ops.create_key)
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        install(cls, _DECLARED)
 
     # -- properties and copies -------------------------------------------------------------
     @property
@@ -223,6 +266,8 @@ class ClientCore:
         return deadline
 
 
+_DECLARED: Final = declarations(vars(ClientCore))
+
 _UTF8_JSON: Final = json.JSONEncoder(ensure_ascii=False, allow_nan=False, separators=(",", ":"))
 _ASCII_JSON: Final = json.JSONEncoder(ensure_ascii=True, allow_nan=False, separators=(",", ":"))
 
@@ -235,12 +280,12 @@ def encode_json(body: object, ascii_only: bool = False) -> bytes:
     return encoder.encode(body).encode("utf-8")
 
 
-def method_from(build: Callable[..., Any], method: F, returns: str | None = None) -> F:
+def method_from(build: Callable[..., Any], method: F, returns: str = "{}") -> F:
     """Give ``method`` the name and docstring of the operation ``build``, and a
     ``__wrapped__`` that ``inspect.signature`` (and so ``help()``) reads: the operation's
-    parameters, its scope dropped as ``self`` is, and its result (``Call[Peer]`` shown as
-    ``Peer``; a stream method names its stream class). Nothing is compiled at import: the
-    shown function shares the operation's code.
+    parameters, its scope dropped as ``self`` is, and its result, ``returns`` with ``{}``
+    standing for what the operation answers (``Call[Peer]`` and ``Pages[Peer]`` give
+    ``Peer``). Nothing is compiled at import: the shown function shares the operation's code.
     """
     code = build.__code__  # never run through ``shown``: only its names are read
     names = ("self", *code.co_varnames[1:])
@@ -250,9 +295,9 @@ def method_from(build: Callable[..., Any], method: F, returns: str | None = None
     shown.__kwdefaults__ = build.__kwdefaults__
     notes = {k: v for k, v in build.__annotations__.items() if k != code.co_varnames[0]}
     result = str(notes.get("return", ""))
-    if returns is None and result.startswith("Call[") and result.endswith("]"):
-        returns = result[len("Call[") : -1]
-    shown.__annotations__ = {**notes, "return": returns or result}
+    if result.startswith(("Call[", "Pages[")) and result.endswith("]"):
+        result = result[result.index("[") + 1 : -1]
+    shown.__annotations__ = {**notes, "return": returns.format(result)}
     shown.__doc__ = build.__doc__
     method.__name__ = method.__qualname__ = build.__name__
     method.__doc__ = build.__doc__

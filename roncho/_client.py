@@ -9,8 +9,8 @@ changes after construction except the key being wiped by close().
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterator, Mapping
-from typing import TYPE_CHECKING, Any, Concatenate, ParamSpec, TypeVar
+from collections.abc import Callable, Iterator
+from typing import Concatenate, ParamSpec, TypeVar
 
 from . import _operations as ops
 from ._base import ClientCore, encode_json, method_from
@@ -18,36 +18,15 @@ from ._checks import MAX_PAGE_SIZE
 from ._deadline import Deadline
 from ._errors import RonchoError
 from ._exchange import Call, Exchange
+from ._models import Page
+from ._ops_store import Pages
 from ._stream import ChatStream
 from ._transport import Connection
-
-if TYPE_CHECKING:
-    from ._models import Message
 
 __all__ = ["MAX_PAGE_SIZE", "Client"]
 
 P = ParamSpec("P")
 T = TypeVar("T")
-
-
-def _op(build: Callable[Concatenate[ops.Scope, P], Call[T]]) -> Callable[Concatenate[Client, P], T]:
-    def method(self: Client, /, *args: P.args, **kwargs: P.kwargs) -> T:
-        return self._run(build(self._scope, *args, **kwargs))
-
-    return method_from(build, method)
-
-
-def _stream(
-    build: Callable[Concatenate[ops.Scope, P], Call[None]],
-) -> Callable[Concatenate[Client, P], ChatStream]:
-    def method(self: Client, /, *args: P.args, **kwargs: P.kwargs) -> ChatStream:
-        connection, exchange = self._exchange(build(self._scope, *args, **kwargs))
-        if exchange.chat is None:  # not a 2xx answer: the error it means
-            connection.close()
-            exchange.result()
-        return ChatStream(connection, exchange)
-
-    return method_from(build, method, "ChatStream")
 
 
 class Client(ClientCore):
@@ -84,71 +63,41 @@ class Client(ClientCore):
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    # -- the operations, in the catalogue's order --------------------------------------------
-    get_or_create_workspace = _op(ops.get_or_create_workspace)
-    update_workspace = _op(ops.update_workspace)
-    list_workspaces = _op(ops.list_workspaces)
-    delete_workspace = _op(ops.delete_workspace)
-    get_or_create_peer = _op(ops.get_or_create_peer)
-    update_peer = _op(ops.update_peer)
-    list_peers = _op(ops.list_peers)
-    get_or_create_session = _op(ops.get_or_create_session)
-    update_session = _op(ops.update_session)
-    list_sessions = _op(ops.list_sessions)
-    list_session_peers = _op(ops.list_session_peers)
-    get_session_peer_config = _op(ops.get_session_peer_config)
-    set_session_peer_config = _op(ops.set_session_peer_config)
-    delete_session = _op(ops.delete_session)
-    add_messages = _op(ops.add_messages)
-    list_messages = _op(ops.list_messages)
-    get_message = _op(ops.get_message)
-    update_message_metadata = _op(ops.update_message_metadata)
-    create_conclusions = _op(ops.create_conclusions)
-    list_conclusions = _op(ops.list_conclusions)
-    query_conclusions = _op(ops.query_conclusions)
-    delete_conclusion = _op(ops.delete_conclusion)
-    search = _op(ops.search)
-    search_peer = _op(ops.search_peer)
-    search_session = _op(ops.search_session)
-    chat = _op(ops.chat)
-    chat_stream = _stream(ops.chat_stream)
-    chat_workspace = _op(ops.chat_workspace)
-    chat_workspace_stream = _stream(ops.chat_workspace_stream)
-    probe = _op(ops.probe)
-    server_version = _op(ops.server_version)
-    queue_status = _op(ops.queue_status)
-    create_key = _op(ops.create_key)
-
-    def iter_messages(
-        self,
-        session_id: str,
-        *,
-        size: int = MAX_PAGE_SIZE,
-        reverse: bool = False,
-        filters: Mapping[str, Any] | None = None,
-        deadline: float | None = None,
-    ) -> Iterator[Message]:
-        """Every message of a session, page by page (each page is one call).
-
-        ``deadline`` bounds each page's call, not the whole walk. Messages added while
-        walking may shift pages; walk ``reverse=True`` from the newest to see them first.
-        """
-        page = 1
-        while True:
-            result = self.list_messages(
-                session_id,
-                page=page,
-                size=size,
-                reverse=reverse,
-                filters=filters,
-                deadline=deadline,
-            )
-            yield from result.items
-            if page >= result.pages or not result.items:
-                return
-            page += 1
-
     # -- the executor --------------------------------------------------------------------------
+    @staticmethod
+    def _method(build: Callable[Concatenate[ops.Scope, P], Call[T]]) -> Callable[..., T]:
+        def method(self: Client, /, *args: P.args, **kwargs: P.kwargs) -> T:
+            return self._run(build(self._scope, *args, **kwargs))
+
+        return method_from(build, method)
+
+    @staticmethod
+    def _stream_method(
+        build: Callable[Concatenate[ops.Scope, P], Call[None]],
+    ) -> Callable[..., ChatStream]:
+        def method(self: Client, /, *args: P.args, **kwargs: P.kwargs) -> ChatStream:
+            connection, exchange = self._exchange(build(self._scope, *args, **kwargs))
+            if exchange.chat is None:  # not a 2xx answer: the error it means
+                connection.close()
+                exchange.result()
+            return ChatStream(connection, exchange)
+
+        return method_from(build, method, "ChatStream")
+
+    @staticmethod
+    def _walk_method(
+        build: Callable[Concatenate[ops.Scope, P], Pages[T]],
+    ) -> Callable[..., Iterator[T]]:
+        def method(self: Client, /, *args: P.args, **kwargs: P.kwargs) -> Iterator[T]:
+            pages = build(self._scope, *args, **kwargs)
+            call: Call[Page[T]] | None = pages.first()
+            while call is not None:
+                answer = self._run(call)
+                yield from answer.items
+                call = pages.after(answer)
+
+        return method_from(build, method, "Iterator[{}]")
+
     def _run(self, call: Call[T]) -> T:
         """One whole call: its result, or the error its answer means."""
         connection, exchange = self._exchange(call)

@@ -10,7 +10,7 @@ functions into their methods, so the signature and docstring here are the public
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
-from typing import Any, TypeVar
+from typing import Any, Generic, TypeVar
 
 from . import _checks as check
 from ._decode import decode_list
@@ -106,6 +106,26 @@ def list_page(
         body=check.filters_body(filters),
         deadline=deadline,
     )
+
+
+class Pages(Generic[T]):
+    """A walk over every page of a list: the first page's call, then after each answer
+    the next page's, or None once an answer was the last page."""
+
+    __slots__ = ("_call_for", "_page")
+
+    def __init__(self, call_for: Callable[[int], Call[Page[T]]]) -> None:
+        self._call_for = call_for
+        self._page = 1
+
+    def first(self) -> Call[Page[T]]:
+        return self._call_for(1)
+
+    def after(self, answer: Page[T]) -> Call[Page[T]] | None:
+        if self._page >= answer.pages or not answer.items:
+            return None
+        self._page += 1
+        return self._call_for(self._page)
 
 
 def _page(op: str, item: Callable[[object, str], T]) -> Callable[[Response], Page[T]]:
@@ -440,6 +460,33 @@ def list_messages(
     path = scope.ws("sessions", path_id(session_id, "session_id"), "messages", "list")
     return list_page(
         "list_messages", path, Message.from_json, page, size, reverse, filters, deadline
+    )
+
+
+def iter_messages(
+    scope: Scope,
+    session_id: str,
+    *,
+    size: int = check.MAX_PAGE_SIZE,
+    reverse: bool = False,
+    filters: Mapping[str, Any] | None = None,
+    deadline: float | None = None,
+) -> Pages[Message]:
+    """Every message of a session, page by page (each page is one call).
+
+    ``deadline`` bounds each page's call, not the whole walk. Messages added while
+    walking may shift pages; walk ``reverse=True`` from the newest to see them first.
+    """
+    return Pages(
+        lambda page: list_messages(
+            scope,
+            session_id,
+            page=page,
+            size=size,
+            reverse=reverse,
+            filters=filters,
+            deadline=deadline,
+        )
     )
 
 
