@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import socket
+import time
 from collections.abc import Callable
 from types import FunctionType
 from typing import Any, ClassVar, Final, TypeVar
@@ -16,14 +17,15 @@ from typing import Any, ClassVar, Final, TypeVar
 from . import _checks as check
 from . import _operations as ops
 from ._config import Endpoint
-from ._deadline import Limits
+from ._deadline import Deadline, Limits
 from ._errors import ConfigError, ReadOnlyError
-from ._exchange import Call
-from ._methods import Operation, PageWalk, StreamOperation, declarations, install
+from ._exchange import Call, Exchange
+from ._methods import declarations, install, operation, page_walk, stream
 from ._operations import Scope
 from ._transport import SocketFactory, tls_context
 
 C = TypeVar("C", bound="ClientCore")
+T = TypeVar("T")
 F = TypeVar("F", bound=Callable[..., Any])
 
 DEFAULT_MAX_RESPONSE_BYTES: Final = 8 * 1024 * 1024
@@ -121,40 +123,40 @@ class ClientCore:
 
     # -- the operations, in the catalogue's order: each client class gets its executor's
     # method for each when it is made (``_methods.install``) -----------------------------------
-    get_or_create_workspace = Operation(ops.get_or_create_workspace)
-    update_workspace = Operation(ops.update_workspace)
-    list_workspaces = Operation(ops.list_workspaces)
-    delete_workspace = Operation(ops.delete_workspace)
-    get_or_create_peer = Operation(ops.get_or_create_peer)
-    update_peer = Operation(ops.update_peer)
-    list_peers = Operation(ops.list_peers)
-    get_or_create_session = Operation(ops.get_or_create_session)
-    update_session = Operation(ops.update_session)
-    list_sessions = Operation(ops.list_sessions)
-    list_session_peers = Operation(ops.list_session_peers)
-    get_session_peer_config = Operation(ops.get_session_peer_config)
-    set_session_peer_config = Operation(ops.set_session_peer_config)
-    delete_session = Operation(ops.delete_session)
-    add_messages = Operation(ops.add_messages)
-    list_messages = Operation(ops.list_messages)
-    iter_messages = PageWalk(ops.iter_messages)
-    get_message = Operation(ops.get_message)
-    update_message_metadata = Operation(ops.update_message_metadata)
-    create_conclusions = Operation(ops.create_conclusions)
-    list_conclusions = Operation(ops.list_conclusions)
-    query_conclusions = Operation(ops.query_conclusions)
-    delete_conclusion = Operation(ops.delete_conclusion)
-    search = Operation(ops.search)
-    search_peer = Operation(ops.search_peer)
-    search_session = Operation(ops.search_session)
-    chat = Operation(ops.chat)
-    chat_stream = StreamOperation(ops.chat_stream)
-    chat_workspace = Operation(ops.chat_workspace)
-    chat_workspace_stream = StreamOperation(ops.chat_workspace_stream)
-    probe = Operation(ops.probe)
-    server_version = Operation(ops.server_version)
-    queue_status = Operation(ops.queue_status)
-    create_key = Operation(ops.create_key)
+    get_or_create_workspace = operation(ops.get_or_create_workspace)
+    update_workspace = operation(ops.update_workspace)
+    list_workspaces = operation(ops.list_workspaces)
+    delete_workspace = operation(ops.delete_workspace)
+    get_or_create_peer = operation(ops.get_or_create_peer)
+    update_peer = operation(ops.update_peer)
+    list_peers = operation(ops.list_peers)
+    get_or_create_session = operation(ops.get_or_create_session)
+    update_session = operation(ops.update_session)
+    list_sessions = operation(ops.list_sessions)
+    list_session_peers = operation(ops.list_session_peers)
+    get_session_peer_config = operation(ops.get_session_peer_config)
+    set_session_peer_config = operation(ops.set_session_peer_config)
+    delete_session = operation(ops.delete_session)
+    add_messages = operation(ops.add_messages)
+    list_messages = operation(ops.list_messages)
+    iter_messages = page_walk(ops.iter_messages)
+    get_message = operation(ops.get_message)
+    update_message_metadata = operation(ops.update_message_metadata)
+    create_conclusions = operation(ops.create_conclusions)
+    list_conclusions = operation(ops.list_conclusions)
+    query_conclusions = operation(ops.query_conclusions)
+    delete_conclusion = operation(ops.delete_conclusion)
+    search = operation(ops.search)
+    search_peer = operation(ops.search_peer)
+    search_session = operation(ops.search_session)
+    chat = operation(ops.chat)
+    chat_stream = stream(ops.chat_stream)
+    chat_workspace = operation(ops.chat_workspace)
+    chat_workspace_stream = stream(ops.chat_workspace_stream)
+    probe = operation(ops.probe)
+    server_version = operation(ops.server_version)
+    queue_status = operation(ops.queue_status)
+    create_key = operation(ops.create_key)
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -257,13 +259,14 @@ class ClientCore:
         if self._tls is CLOSED:
             raise ConfigError(f"this {self._public_name} is closed")
 
-    def _admit(self, call: Call[Any]) -> float | None:
-        """What every call checks before it connects; returns its checked deadline."""
+    def _start(self, call: Call[T]) -> tuple[Exchange[T], Deadline]:
+        """What every call checks before it connects, and the state it starts with."""
         if call.write and self._read_only:
             raise ReadOnlyError(f"{call.op} changes server state and this client is read-only")
         self._check_open()
-        deadline: float | None = check.check_seconds(call.deadline, "deadline", True)
-        return deadline
+        total = check.check_seconds(call.deadline, "deadline", True)
+        deadline = Deadline(self._limits.read_timeout, total, time.monotonic())
+        return Exchange(call, self._key, self._limits.max_response_bytes), deadline
 
 
 _DECLARED: Final = declarations(vars(ClientCore))

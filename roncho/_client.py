@@ -8,16 +8,14 @@ changes after construction except the key being wiped by close().
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable, Iterator
-from typing import Concatenate, ParamSpec, TypeVar
+from typing import Any, ClassVar, TypeVar
 
-from . import _operations as ops
 from ._base import ClientCore, encode_json, method_from
 from ._checks import MAX_PAGE_SIZE
-from ._deadline import Deadline
 from ._errors import RonchoError
 from ._exchange import Call, Exchange
+from ._methods import CALL, STREAM, WALK, Declared
 from ._models import Page
 from ._ops_store import Pages
 from ._stream import ChatStream
@@ -25,7 +23,6 @@ from ._transport import Connection
 
 __all__ = ["MAX_PAGE_SIZE", "Client"]
 
-P = ParamSpec("P")
 T = TypeVar("T")
 
 
@@ -64,39 +61,17 @@ class Client(ClientCore):
         self.close()
 
     # -- the executor --------------------------------------------------------------------------
-    @staticmethod
-    def _method(build: Callable[Concatenate[ops.Scope, P], Call[T]]) -> Callable[..., T]:
-        def method(self: Client, /, *args: P.args, **kwargs: P.kwargs) -> T:
-            return self._run(build(self._scope, *args, **kwargs))
+    _RETURNS: ClassVar = {CALL: "{}", STREAM: "ChatStream", WALK: "Iterator[{}]"}
 
-        return method_from(build, method)
+    @classmethod
+    def _method(cls, declared: Declared[Any, Any, Any]) -> Callable[..., Any]:
+        """The method of one declared operation: build its call, then run it."""
+        build, finish = declared.build, getattr(cls, declared.finisher)
 
-    @staticmethod
-    def _stream_method(
-        build: Callable[Concatenate[ops.Scope, P], Call[None]],
-    ) -> Callable[..., ChatStream]:
-        def method(self: Client, /, *args: P.args, **kwargs: P.kwargs) -> ChatStream:
-            connection, exchange = self._exchange(build(self._scope, *args, **kwargs))
-            if exchange.chat is None:  # not a 2xx answer: the error it means
-                connection.close()
-                exchange.result()
-            return ChatStream(connection, exchange)
+        def method(self: Client, /, *args: Any, **kwargs: Any) -> Any:
+            return finish(self, build(self._scope, *args, **kwargs))
 
-        return method_from(build, method, "ChatStream")
-
-    @staticmethod
-    def _walk_method(
-        build: Callable[Concatenate[ops.Scope, P], Pages[T]],
-    ) -> Callable[..., Iterator[T]]:
-        def method(self: Client, /, *args: P.args, **kwargs: P.kwargs) -> Iterator[T]:
-            pages = build(self._scope, *args, **kwargs)
-            call: Call[Page[T]] | None = pages.first()
-            while call is not None:
-                answer = self._run(call)
-                yield from answer.items
-                call = pages.after(answer)
-
-        return method_from(build, method, "Iterator[{}]")
+        return method_from(build, method, cls._RETURNS[declared.kind])
 
     def _run(self, call: Call[T]) -> T:
         """One whole call: its result, or the error its answer means."""
@@ -104,34 +79,35 @@ class Client(ClientCore):
         connection.close()
         return exchange.result()
 
+    def _open_stream(self, call: Call[None]) -> ChatStream:
+        connection, exchange = self._exchange(call)
+        if exchange.chat is None:  # not a 2xx answer: the error it means
+            connection.close()
+            exchange.result()
+        return ChatStream(connection, exchange)
+
+    def _walk(self, pages: Pages[T]) -> Iterator[T]:
+        call: Call[Page[T]] | None = pages.first()
+        while call is not None:
+            answer = self._run(call)
+            yield from answer.items
+            call = pages.after(answer)
+
     def _exchange(self, call: Call[T]) -> tuple[Connection, Exchange[T]]:
         """Connect, send, and read until the exchange needs no more (a stream: its head)."""
-        total = self._admit(call)
-        deadline = Deadline(self._limits.read_timeout, total, time.monotonic())
-        exchange = Exchange(call, self._key, self._limits.max_response_bytes)
+        exchange, deadline = self._start(call)
         connection = Connection(
             self._endpoint, self._limits, deadline, self._tls, call.what, type(self)._new_socket
         )
         try:
-            # Only now, connected, is the request with the key built; the buffer holding it
-            # is zeroed once sent (or not), so no frame a traceback keeps holds the key.
-            wire = exchange.request(self._endpoint, encode_json)
-            try:
+            # Only now, connected, is the request with the key built (and wiped once sent).
+            with exchange.sending(self._endpoint, encode_json) as wire:
                 connection.send(wire)
-            finally:
-                if isinstance(wire, bytearray):
-                    wire[:] = bytes(len(wire))
             try:
                 while exchange.needs_more:
-                    room = exchange.room()
-                    if room is None:
-                        exchange.feed(connection.recv())
-                    else:
-                        exchange.filled(connection.recv_into(room))
-                        del room
-            except RonchoError:
-                if not exchange.failing:
-                    raise
+                    exchange.received(connection.read(exchange.room()))
+            except RonchoError as exc:
+                exchange.read_failed(exc)
         except BaseException:
             connection.close()
             raise

@@ -104,6 +104,7 @@ class StatusError(RonchoError):
         method, path: the request, without query string or headers.
         body: at most the first 4 KiB of the response body.
         detail: FastAPI's ``detail`` (a string or the 422 list) when the body has one.
+        location: a 3xx answer's Location, kept for diagnosis; nothing is sent there.
     """
 
     def __init__(
@@ -114,6 +115,7 @@ class StatusError(RonchoError):
         body: bytes = b"",
         *,
         message: str | None = None,
+        location: str | None = None,
         request_sent: bool = True,
     ) -> None:
         self.status = status
@@ -121,10 +123,12 @@ class StatusError(RonchoError):
         self.path = path
         self.body = body[:MAX_ERROR_BODY_BYTES]
         self.detail = _fastapi_detail(self.body)
-        text = message or f"{method} {path} answered {status}"
-        if message is None and self.detail is not None:
-            text += f": {_short(self.detail)}"
-        super().__init__(text, request_sent=request_sent)
+        self.location = location
+        super().__init__(message or self._describe(), request_sent=request_sent)
+
+    def _describe(self) -> str:
+        text = f"{self.method} {self.path} answered {self.status}"
+        return text if self.detail is None else f"{text}: {_short(self.detail)}"
 
 
 class UnauthorizedError(StatusError):
@@ -141,25 +145,11 @@ class RedirectError(StatusError):
     ``location`` is what the server asked for, kept for diagnosis; nothing is sent there.
     """
 
-    def __init__(
-        self,
-        status: int,
-        method: str,
-        path: str,
-        body: bytes = b"",
-        *,
-        location: str | None = None,
-        request_sent: bool = True,
-    ) -> None:
-        self.location = location
-        where = f" to {location!r}" if location else " without a Location"
-        super().__init__(
-            status,
-            method,
-            path,
-            body,
-            message=f"{method} {path} answered {status}, a redirect{where}; redirects are refused",
-            request_sent=request_sent,
+    def _describe(self) -> str:
+        where = f" to {self.location!r}" if self.location else " without a Location"
+        return (
+            f"{self.method} {self.path} answered {self.status}, a redirect{where}; "
+            "redirects are refused"
         )
 
 

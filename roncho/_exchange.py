@@ -121,6 +121,24 @@ class Call(Generic[T]):
         return f"<Call {self.op} {self.what}>"
 
 
+class Sending:
+    """A request's bytes for the length of a ``with`` block; a bytearray (it holds the
+    key) is zeroed when the block ends."""
+
+    __slots__ = ("data",)
+
+    def __init__(self, data: bytes | bytearray) -> None:
+        self.data = data
+
+    def __enter__(self) -> bytes | bytearray:
+        return self.data
+
+    def __exit__(self, *exc: object) -> None:
+        data, self.data = self.data, b""
+        if isinstance(data, bytearray):
+            data[:] = bytes(len(data))
+
+
 class Exchange(Generic[T]):
     """The state of one call between the request and its result."""
 
@@ -193,6 +211,24 @@ class Exchange(Generic[T]):
             whole[: self._size] = b"".join(self._chunks)
             self._chunks = []
         return memoryview(whole)[self._size :]
+
+    def sending(self, endpoint: Endpoint, encode: Callable[[object, bool], bytes]) -> Sending:
+        """The request, for a ``with`` block that sends it: with a key, its bytes are
+        zeroed when the block ends, sent or not, so no frame a traceback keeps holds it."""
+        return Sending(self.request(endpoint, encode))
+
+    def received(self, data: bytes | int) -> None:
+        """What a read gave: bytes to ``feed``, or a count read into ``room()``."""
+        if isinstance(data, int):
+            self.filled(data)
+        else:
+            self.feed(data)
+
+    def read_failed(self, error: RonchoError) -> None:
+        """A read failed. With an error status already in hand, that status is the
+        answer (what body arrived is kept); otherwise the failure is."""
+        if not self.failing:
+            raise error
 
     def filled(self, count: int) -> None:
         """``count`` bytes were read into ``room()``; 0 when the server closed the connection."""

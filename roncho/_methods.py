@@ -1,13 +1,13 @@
 """The catalogue as both clients' methods, declared once.
 
-``ClientCore`` names every operation once, as an ``Operation`` (a streamed answer: a
-``StreamOperation``; a walk over every page: a ``PageWalk``). When a client class is made,
-``install`` replaces each declaration with that class's own method, made by its executor
-(``_method``, ``_stream_method``, ``_walk_method``), so at run time a method is a plain
+``ClientCore`` names every operation once: ``operation`` for a call, ``stream`` for a
+call whose answer is read as chat chunks, ``page_walk`` for a walk over every page of a
+list. When a client class is made, ``install`` replaces each declaration with that
+class's own method, made by its executor (``_method``), so at run time a method is a plain
 function with the operation's name, signature and docstring (``method_from``), and no
-per-call indirection. Type checkers read the declarations' ``__get__``: the operation's
-parameters, answering its result on a ``Client`` and an awaitable of it on an
-``AsyncClient``.
+per-call indirection. Type checkers read the declaration's ``__get__``: the operation's
+parameters, with the result a ``Client`` gives (``S``) and the one an ``AsyncClient``
+gives (``A``).
 """
 
 from __future__ import annotations
@@ -28,15 +28,22 @@ if TYPE_CHECKING:
 
 P = ParamSpec("P")
 T = TypeVar("T")
+S = TypeVar("S")
+A = TypeVar("A")
+
+CALL, STREAM, WALK = "call", "stream", "walk"
 
 
-class PageWalk(Generic[P, T]):
-    """Declares a walk over every page of a list (``iter_messages``)."""
+class Declared(Generic[P, S, A]):
+    """One operation of the catalogue, as a method of both clients."""
 
-    __slots__ = ("build",)
+    __slots__ = ("build", "finisher", "kind")
 
-    def __init__(self, build: Callable[Concatenate[Scope, P], Pages[T]]) -> None:
+    def __init__(self, build: Callable[..., Any], kind: str) -> None:
         self.build = build
+        self.kind = kind
+        # The executor's method that turns what ``build`` returns into the result.
+        self.finisher = {CALL: "_run", STREAM: "_open_stream", WALK: "_walk"}[kind]
 
     if TYPE_CHECKING:
 
@@ -45,73 +52,37 @@ class PageWalk(Generic[P, T]):
         @overload
         def __get__(
             self, client: AsyncClient, owner: type[Any] | None = None
-        ) -> Callable[P, AsyncIterator[T]]: ...
+        ) -> Callable[P, A]: ...
         @overload
-        def __get__(
-            self, client: Client, owner: type[Any] | None = None
-        ) -> Callable[P, Iterator[T]]: ...
+        def __get__(self, client: Client, owner: Any = None) -> Callable[P, S]: ...
         def __get__(self, client: Any, owner: Any = None) -> Any: ...
 
 
-class Operation(Generic[P, T]):
-    """Declares one call of the catalogue as a method of both clients."""
-
-    __slots__ = ("build",)
-
-    def __init__(self, build: Callable[Concatenate[Scope, P], Call[T]]) -> None:
-        self.build = build
-
-    if TYPE_CHECKING:
-
-        @overload
-        def __get__(self, client: None, owner: type[Any]) -> Self: ...
-        @overload
-        def __get__(
-            self, client: AsyncClient, owner: type[Any] | None = None
-        ) -> Callable[P, Coroutine[Any, Any, T]]: ...
-        @overload
-        def __get__(self, client: Client, owner: type[Any] | None = None) -> Callable[P, T]: ...
-        def __get__(self, client: Any, owner: Any = None) -> Any: ...
+def operation(
+    build: Callable[Concatenate[Scope, P], Call[T]],
+) -> Declared[P, T, Coroutine[Any, Any, T]]:
+    return Declared(build, CALL)
 
 
-class StreamOperation(Generic[P]):
-    """Declares a call whose answer is read as a stream of chat chunks."""
-
-    __slots__ = ("build",)
-
-    def __init__(self, build: Callable[Concatenate[Scope, P], Call[None]]) -> None:
-        self.build = build
-
-    if TYPE_CHECKING:
-
-        @overload
-        def __get__(self, client: None, owner: type[Any]) -> Self: ...
-        @overload
-        def __get__(
-            self, client: AsyncClient, owner: type[Any] | None = None
-        ) -> Callable[P, Coroutine[Any, Any, AsyncChatStream]]: ...
-        @overload
-        def __get__(
-            self, client: Client, owner: type[Any] | None = None
-        ) -> Callable[P, ChatStream]: ...
-        def __get__(self, client: Any, owner: Any = None) -> Any: ...
+def stream(
+    build: Callable[Concatenate[Scope, P], Call[None]],
+) -> Declared[P, ChatStream, Coroutine[Any, Any, AsyncChatStream]]:
+    return Declared(build, STREAM)
 
 
-def install(cls: type[Any], declared: dict[str, Any]) -> None:
+def page_walk(
+    build: Callable[Concatenate[Scope, P], Pages[T]],
+) -> Declared[P, Iterator[T], AsyncIterator[T]]:
+    return Declared(build, WALK)
+
+
+def install(cls: type[Any], declared: Mapping[str, Declared[Any, Any, Any]]) -> None:
     """Give ``cls`` its executor's method for every declaration it still inherits (a
     subclass of a client, or one that defines a method itself, keeps what it has)."""
     for name, declaration in declared.items():
-        if getattr(cls, name) is not declaration:
-            continue
-        if isinstance(declaration, Operation):
-            method = cls._method(declaration.build)
-        elif isinstance(declaration, StreamOperation):
-            method = cls._stream_method(declaration.build)
-        else:
-            method = cls._walk_method(declaration.build)
-        setattr(cls, name, method)
+        if getattr(cls, name) is declaration:
+            setattr(cls, name, cls._method(declaration))
 
 
-def declarations(namespace: Mapping[str, Any]) -> dict[str, Any]:
-    kinds = (Operation, StreamOperation, PageWalk)
-    return {name: value for name, value in namespace.items() if isinstance(value, kinds)}
+def declarations(namespace: Mapping[str, Any]) -> dict[str, Declared[Any, Any, Any]]:
+    return {name: value for name, value in namespace.items() if isinstance(value, Declared)}

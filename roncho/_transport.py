@@ -121,6 +121,10 @@ class Connection:
             self.close()
             raise failure
 
+    def read(self, room: memoryview | None) -> bytes | int:
+        """The bytes received (``room`` None), or how many were read into ``room``."""
+        return self.recv() if room is None else self.recv_into(room)
+
     def recv(self) -> bytes:
         by_deadline = False
         try:

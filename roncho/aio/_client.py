@@ -9,21 +9,18 @@ its connection at once.
 
 from __future__ import annotations
 
-import time
-from collections.abc import AsyncIterator, Callable, Coroutine
-from typing import Any, Concatenate, ParamSpec, TypeVar
+from collections.abc import AsyncIterator, Callable
+from typing import Any, ClassVar, TypeVar
 
-from .. import _operations as ops
 from .._base import ClientCore, encode_json, method_from
-from .._deadline import Deadline
 from .._errors import RonchoError
 from .._exchange import Call, Exchange
+from .._methods import CALL, STREAM, WALK, Declared
 from .._models import Page
 from .._ops_store import Pages
 from ._stream import AsyncChatStream
 from ._transport import AsyncConnection
 
-P = ParamSpec("P")
 T = TypeVar("T")
 
 
@@ -52,46 +49,23 @@ class AsyncClient(ClientCore):
         self.close()
 
     # -- the executor --------------------------------------------------------------------------
-    @staticmethod
-    def _method(
-        build: Callable[Concatenate[ops.Scope, P], Call[T]],
-    ) -> Callable[..., Coroutine[Any, Any, T]]:
-        async def method(self: AsyncClient, /, *args: P.args, **kwargs: P.kwargs) -> T:
-            return await self._run(build(self._scope, *args, **kwargs))
+    _RETURNS: ClassVar = {CALL: "{}", STREAM: "AsyncChatStream", WALK: "AsyncIterator[{}]"}
 
-        return method_from(build, method)
+    @classmethod
+    def _method(cls, declared: Declared[Any, Any, Any]) -> Callable[..., Any]:
+        """The method of one declared operation: a coroutine, or an async generator for a
+        walk over pages."""
+        build, finish = declared.build, getattr(cls, declared.finisher)
 
-    @staticmethod
-    def _stream_method(
-        build: Callable[Concatenate[ops.Scope, P], Call[None]],
-    ) -> Callable[..., Coroutine[Any, Any, AsyncChatStream]]:
-        async def method(
-            self: AsyncClient, /, *args: P.args, **kwargs: P.kwargs
-        ) -> AsyncChatStream:
-            connection, exchange = await self._exchange(build(self._scope, *args, **kwargs))
-            if exchange.chat is None:  # not a 2xx answer: the error it means
-                connection.close()
-                exchange.result()
-            return AsyncChatStream(connection, exchange)
+        async def method(self: AsyncClient, /, *args: Any, **kwargs: Any) -> Any:
+            return await finish(self, build(self._scope, *args, **kwargs))
 
-        return method_from(build, method, "AsyncChatStream")
+        async def walk(self: AsyncClient, /, *args: Any, **kwargs: Any) -> AsyncIterator[Any]:
+            async for item in finish(self, build(self._scope, *args, **kwargs)):
+                yield item
 
-    @staticmethod
-    def _walk_method(
-        build: Callable[Concatenate[ops.Scope, P], Pages[T]],
-    ) -> Callable[..., AsyncIterator[T]]:
-        async def method(
-            self: AsyncClient, /, *args: P.args, **kwargs: P.kwargs
-        ) -> AsyncIterator[T]:
-            pages = build(self._scope, *args, **kwargs)
-            call: Call[Page[T]] | None = pages.first()
-            while call is not None:
-                answer = await self._run(call)
-                for item in answer.items:
-                    yield item
-                call = pages.after(answer)
-
-        return method_from(build, method, "AsyncIterator[{}]")
+        chosen = walk if declared.kind == WALK else method
+        return method_from(build, chosen, cls._RETURNS[declared.kind])
 
     async def _run(self, call: Call[T]) -> T:
         """One whole call: its result, or the error its answer means."""
@@ -99,31 +73,34 @@ class AsyncClient(ClientCore):
         connection.close()
         return exchange.result()
 
+    async def _open_stream(self, call: Call[None]) -> AsyncChatStream:
+        connection, exchange = await self._exchange(call)
+        if exchange.chat is None:  # not a 2xx answer: the error it means
+            connection.close()
+            exchange.result()
+        return AsyncChatStream(connection, exchange)
+
+    async def _walk(self, pages: Pages[T]) -> AsyncIterator[T]:
+        call: Call[Page[T]] | None = pages.first()
+        while call is not None:
+            answer = await self._run(call)
+            for item in answer.items:
+                yield item
+            call = pages.after(answer)
+
     async def _exchange(self, call: Call[T]) -> tuple[AsyncConnection, Exchange[T]]:
         """Connect, send, and read until the exchange needs no more (a stream: its head)."""
-        total = self._admit(call)
-        deadline = Deadline(self._limits.read_timeout, total, time.monotonic())
-        exchange = Exchange(call, self._key, self._limits.max_response_bytes)
+        exchange, deadline = self._start(call)
         connection = AsyncConnection(self._limits, deadline, call.what)
         try:
             await connection.connect(self._endpoint, self._tls, type(self)._new_socket)
-            wire = exchange.request(self._endpoint, encode_json)
-            try:
+            with exchange.sending(self._endpoint, encode_json) as wire:
                 await connection.send(wire)
-            finally:
-                if isinstance(wire, bytearray):
-                    wire[:] = bytes(len(wire))
             try:
                 while exchange.needs_more:
-                    room = exchange.room()
-                    if room is None:
-                        exchange.feed(await connection.recv())
-                    else:
-                        exchange.filled(await connection.recv_into(room))
-                        del room
-            except RonchoError:
-                if not exchange.failing:
-                    raise
+                    exchange.received(await connection.read(exchange.room()))
+            except RonchoError as exc:
+                exchange.read_failed(exc)
         except BaseException:
             connection.close()
             raise

@@ -225,6 +225,10 @@ class AsyncConnection:
             await self._wait(seconds, self._loop.sock_sendall(sock, view[sent:]))
 
     # -- reading ---------------------------------------------------------------------------
+    async def read(self, room: memoryview | None) -> bytes | int:
+        """The bytes received (``room`` None), or how many were read into ``room``."""
+        return await (self.recv() if room is None else self.recv_into(room))
+
     async def recv(self) -> bytes:
         """The bytes received since the last call; ``b""`` once the server has closed."""
         seconds, by_deadline = self._wait_for("waiting for the response")

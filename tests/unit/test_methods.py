@@ -14,7 +14,7 @@ import pytest
 import roncho
 from roncho import _operations as ops
 from roncho._base import ClientCore
-from roncho._methods import Operation, PageWalk, StreamOperation
+from roncho._methods import Declared
 from roncho._models import Page
 from roncho.aio import AsyncClient
 
@@ -25,7 +25,7 @@ def test_each_client_holds_a_plain_function_for_every_declared_operation() -> No
     declared = [
         name
         for name, value in vars(ClientCore).items()
-        if isinstance(value, Operation | StreamOperation | PageWalk)
+        if isinstance(value, Declared)
     ]
     assert len(declared) == len(ops.__all__) - 1  # every operation but Scope
     for cls in (roncho.Client, AsyncClient):
