@@ -13,7 +13,6 @@ from typing import Any, ClassVar, TypeVar
 
 from ._base import ClientCore, encode_json, method_from
 from ._checks import MAX_PAGE_SIZE
-from ._errors import RonchoError
 from ._exchange import Call, Exchange
 from ._methods import CALL, STREAM, WALK, Declared
 from ._models import Page
@@ -99,16 +98,10 @@ class Client(ClientCore):
         connection = Connection(
             self._endpoint, self._limits, deadline, self._tls, call.what, type(self)._new_socket
         )
-        try:
+        with exchange.guard(connection):
             # Only now, connected, is the request with the key built (and wiped once sent).
             with exchange.sending(self._endpoint, encode_json) as wire:
                 connection.send(wire)
-            try:
-                while exchange.needs_more:
-                    exchange.received(connection.read(exchange.room()))
-            except RonchoError as exc:
-                exchange.read_failed(exc)
-        except BaseException:
-            connection.close()
-            raise
+            while exchange.needs_more:
+                exchange.received(connection.read(exchange.room()))
         return connection, exchange

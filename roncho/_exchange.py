@@ -10,7 +10,7 @@ any error or model can hold it.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, Final, Generic, TypeVar
+from typing import Any, Final, Generic, Protocol, TypeVar
 from urllib.parse import quote
 
 from ._chat import ChatDecoder
@@ -139,6 +139,31 @@ class Sending:
             data[:] = bytes(len(data))
 
 
+class Closable(Protocol):
+    def close(self) -> None: ...
+
+
+class Guard:
+    """See ``Exchange.guard``."""
+
+    __slots__ = ("_connection", "_exchange")
+
+    def __init__(self, exchange: Exchange[Any], connection: Closable) -> None:
+        self._exchange = exchange
+        self._connection = connection
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, kind: object, error: BaseException | None, trace: object) -> bool:
+        if error is None:
+            return False
+        if isinstance(error, RonchoError) and self._exchange.failing:
+            return True
+        self._connection.close()
+        return False
+
+
 class Exchange(Generic[T]):
     """The state of one call between the request and its result."""
 
@@ -224,11 +249,11 @@ class Exchange(Generic[T]):
         else:
             self.feed(data)
 
-    def read_failed(self, error: RonchoError) -> None:
-        """A read failed. With an error status already in hand, that status is the
-        answer (what body arrived is kept); otherwise the failure is."""
-        if not self.failing:
-            raise error
+    def guard(self, connection: Closable) -> Guard:
+        """For the ``with`` block that sends the request and reads the answer: an error
+        closes ``connection`` and goes on, except a failed read after an error status
+        arrived, which ends the block quietly (that status is the answer)."""
+        return Guard(self, connection)
 
     def filled(self, count: int) -> None:
         """``count`` bytes were read into ``room()``; 0 when the server closed the connection."""

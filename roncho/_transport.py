@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import socket
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
 from ._config import Endpoint
@@ -162,6 +162,52 @@ def idle_timeout(what: str, seconds: float, doing: str, request_sent: bool) -> R
     return ReadTimeout(f"{what}: no bytes for {seconds} s while {doing}", request_sent=request_sent)
 
 
+class Attempts:
+    """Each resolved address's connect attempt, for the one error that names them all.
+
+    ``each`` hands out the addresses with the seconds each may take (the connect timeout,
+    or less when the deadline is nearer); ``failed`` notes why one failed (raising at once
+    when it was the deadline that ran out); ``error`` is what to raise when none connected.
+    """
+
+    def __init__(self, endpoint: Endpoint, what: str, limit: float, clock: Deadline) -> None:
+        self._endpoint = endpoint
+        self._what = what
+        self._limit = limit
+        self._clock = clock
+        self._by_deadline = False
+        self._failures: list[str] = []
+        self._timed_out = 0
+
+    def each(self, addresses: list[tuple[Any, ...]]) -> Iterator[tuple[Any, ...]]:
+        """``(family, type, proto, address, seconds)`` for each address in turn."""
+        if not addresses:
+            raise ConnectError(f"{self._what}: {self._endpoint.host!r} resolved to no address")
+        for family, kind, proto, _canon, address in addresses:
+            seconds, self._by_deadline = self._clock.wait_for(self._limit, time.monotonic())
+            yield family, kind, proto, address, seconds
+
+    def failed(self, address: tuple[Any, ...], exc: OSError) -> None:
+        if not isinstance(exc, TimeoutError):
+            self._failures.append(f"{_show(address)}: {_why(exc)}")
+            return
+        if self._by_deadline:
+            raise self._clock.expired(self._what, "connecting", False) from None
+        self._timed_out += 1
+        self._failures.append(f"{_show(address)}: timed out after {self._limit} s")
+
+    def error(self) -> ConnectError:
+        where = f"{self._what}: cannot connect to {self._endpoint.host_header}"
+        summary = "; ".join(self._failures)
+        if self._timed_out == len(self._failures):
+            return ConnectTimeout(f"{where} ({summary})")
+        return ConnectError(f"{where} ({summary})")
+
+
+def cannot_resolve(what: str, host: str, exc: OSError) -> ConnectError:
+    return ConnectError(f"{what}: cannot resolve {host!r} ({_why(exc)})")
+
+
 def _connect(
     endpoint: Endpoint,
     connect_timeout: float,
@@ -173,35 +219,19 @@ def _connect(
     try:
         addresses = _resolve(endpoint.host, endpoint.port)
     except OSError as exc:  # socket.gaierror and friends
-        raise ConnectError(f"{what}: cannot resolve {endpoint.host!r} ({_why(exc)})") from None
-    if not addresses:
-        raise ConnectError(f"{what}: {endpoint.host!r} resolved to no address")
-    failures: list[str] = []
-    timed_out = 0
-    for family, kind, proto, _canon, address in addresses:
-        seconds, by_deadline = clock.wait_for(connect_timeout, time.monotonic())
+        raise cannot_resolve(what, endpoint.host, exc) from None
+    attempts = Attempts(endpoint, what, connect_timeout, clock)
+    for family, kind, proto, address, seconds in attempts.each(addresses):
         sock = new_socket(family, kind, proto)
         try:
             sock.settimeout(seconds)
             sock.connect(address)
-        except TimeoutError:
-            sock.close()
-            if by_deadline:
-                raise clock.expired(what, "connecting", False) from None
-            timed_out += 1
-            failures.append(f"{_show(address)}: timed out after {connect_timeout} s")
-            continue
         except OSError as exc:
             sock.close()
-            failures.append(f"{_show(address)}: {_why(exc)}")
+            attempts.failed(address, exc)
             continue
-        if tls is None:
-            return sock
-        return _wrap_tls(sock, tls, endpoint.host, what)
-    summary = "; ".join(failures)
-    if timed_out == len(failures):
-        raise ConnectTimeout(f"{what}: cannot connect to {endpoint.host_header} ({summary})")
-    raise ConnectError(f"{what}: cannot connect to {endpoint.host_header} ({summary})")
+        return sock if tls is None else _wrap_tls(sock, tls, endpoint.host, what)
+    raise attempts.error()
 
 
 def _wrap_tls(sock: socket.socket, tls: ssl.SSLContext, host: str, what: str) -> socket.socket:

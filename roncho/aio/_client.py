@@ -13,7 +13,6 @@ from collections.abc import AsyncIterator, Callable
 from typing import Any, ClassVar, TypeVar
 
 from .._base import ClientCore, encode_json, method_from
-from .._errors import RonchoError
 from .._exchange import Call, Exchange
 from .._methods import CALL, STREAM, WALK, Declared
 from .._models import Page
@@ -92,16 +91,10 @@ class AsyncClient(ClientCore):
         """Connect, send, and read until the exchange needs no more (a stream: its head)."""
         exchange, deadline = self._start(call)
         connection = AsyncConnection(self._limits, deadline, call.what)
-        try:
+        with exchange.guard(connection):
             await connection.connect(self._endpoint, self._tls, type(self)._new_socket)
             with exchange.sending(self._endpoint, encode_json) as wire:
                 await connection.send(wire)
-            try:
-                while exchange.needs_more:
-                    exchange.received(await connection.read(exchange.room()))
-            except RonchoError as exc:
-                exchange.read_failed(exc)
-        except BaseException:
-            connection.close()
-            raise
+            while exchange.needs_more:
+                exchange.received(await connection.read(exchange.room()))
         return connection, exchange

@@ -95,21 +95,15 @@ class AsyncConnection:
         tls: ssl.SSLContext | None,
         new_socket: blocking.SocketFactory = socket.socket,
     ) -> None:
-        what = self._what
         try:
             addresses = await _resolve(endpoint.host, endpoint.port)
         except OSError as exc:
-            raise ConnectError(
-                f"{what}: cannot resolve {endpoint.host!r} ({blocking._why(exc)})"
-            ) from None
-        if not addresses:
-            raise ConnectError(f"{what}: {endpoint.host!r} resolved to no address")
+            raise blocking.cannot_resolve(self._what, endpoint.host, exc) from None
         loop = self._loop
-        failures: list[str] = []
-        timed_out = 0
-        limit = self._limits.connect_timeout
-        for family, kind, proto, _canon, address in addresses:
-            seconds, by_deadline = self._clock.wait_for(limit, time.monotonic())
+        attempts = blocking.Attempts(
+            endpoint, self._what, self._limits.connect_timeout, self._clock
+        )
+        for family, kind, proto, address, seconds in attempts.each(addresses):
             # The socket is made here, by the client's factory (the connection seam, see
             # _transport.SocketFactory).
             sock = new_socket(family, kind, proto)
@@ -118,28 +112,17 @@ class AsyncConnection:
                 await self._wait(seconds, loop.sock_connect(sock, address))
             except BaseException as exc:
                 sock.close()  # not connected, or cancelled: closed at once
-                if isinstance(exc, TimeoutError):
-                    if by_deadline:
-                        raise self._clock.expired(what, "connecting", False) from None
-                    timed_out += 1
-                    failures.append(f"{blocking._show(address)}: timed out after {limit} s")
-                    continue
-                if isinstance(exc, OSError):
-                    failures.append(f"{blocking._show(address)}: {blocking._why(exc)}")
-                    continue
-                raise
+                if not isinstance(exc, OSError):
+                    raise
+                attempts.failed(address, exc)
+                continue
             self._sock = sock
             if tls is not None:
-                await self._handshake(tls, endpoint.host, seconds, by_deadline)
+                await self._handshake(tls, endpoint.host, seconds)
             return
-        summary = "; ".join(failures)
-        if timed_out == len(failures):
-            raise ConnectTimeout(f"{what}: cannot connect to {endpoint.host_header} ({summary})")
-        raise ConnectError(f"{what}: cannot connect to {endpoint.host_header} ({summary})")
+        raise attempts.error()
 
-    async def _handshake(
-        self, context: ssl.SSLContext, host: str, seconds: float, by_deadline: bool
-    ) -> None:
+    async def _handshake(self, context: ssl.SSLContext, host: str, seconds: float) -> None:
         """The TLS handshake, within the connect timeout, as the blocking client's."""
         try:
             tls = self._tls = _Tls(context, host)
@@ -147,8 +130,6 @@ class AsyncConnection:
         except BaseException as exc:
             self.close()
             if isinstance(exc, TimeoutError):
-                if by_deadline:
-                    raise self._clock.expired(self._what, "connecting", False) from None
                 raise ConnectTimeout(f"{self._what}: TLS handshake timed out") from None
             if isinstance(exc, (OSError, ValueError)):  # SSLError is an OSError
                 raise ConnectError(f"{self._what}: TLS handshake failed ({_why(exc)})") from None
