@@ -59,7 +59,54 @@ def numeric_family(host: str) -> int | None:
     return family
 
 
-class Connection:
+class Failures:
+    """What both transports' connections share: the call's two clocks, and the error a
+    failed send or read becomes (naming the request, saying whether it was sent)."""
+
+    def __init__(self, limits: Limits, clock: Deadline, what: str) -> None:
+        self._what = what  # "METHOD /path" for messages; never headers
+        self._clock = clock
+        self._limits = limits
+        self.request_sent = False
+
+    def close(self) -> None:
+        raise NotImplementedError
+
+    def _wait_for(self) -> tuple[float, bool]:
+        """Seconds the next send or read may wait, and whether the deadline binds."""
+        try:
+            return self._clock.wait_for(self._limits.read_timeout, time.monotonic())
+        except DeadlineExceeded:
+            # The deadline ran out between reads (e.g. a caller slow to iterate a stream):
+            # the same error as running out during a read, naming the request and saying
+            # whether it was sent, not the clock's bare one (which says request_sent False).
+            self.close()
+            doing = "waiting for the response" if self.request_sent else "sending the request"
+            raise self._timeout_error(True, doing) from None
+
+    def _send_failed(self, exc: OSError, by_deadline: bool) -> RonchoError:
+        self.close()
+        if isinstance(exc, TimeoutError):
+            return self._timeout_error(by_deadline, "sending the request")
+        return ConnectError(
+            f"{self._what}: connection lost while sending ({_why(exc)})", request_sent=True
+        )
+
+    def _read_failed(self, exc: OSError, by_deadline: bool) -> RonchoError:
+        self.close()
+        if isinstance(exc, TimeoutError):
+            return self._timeout_error(by_deadline, "waiting for the response")
+        return ProtocolError(
+            f"{self._what}: connection lost while reading ({_why(exc)})", request_sent=True
+        )
+
+    def _timeout_error(self, by_deadline: bool, doing: str) -> RonchoError:
+        if by_deadline:
+            return self._clock.expired(self._what, doing, self.request_sent)
+        return idle_timeout(self._what, self._limits.read_timeout, doing, self.request_sent)
+
+
+class Connection(Failures):
     """One open connection carrying one request; closes on any error."""
 
     def __init__(
@@ -71,10 +118,7 @@ class Connection:
         what: str,
         new_socket: SocketFactory = socket.socket,
     ) -> None:
-        self._what = what  # "METHOD /path" for messages; never headers
-        self._clock = clock
-        self._limits = limits
-        self.request_sent = False
+        super().__init__(limits, clock, what)
         self._sock: socket.socket | None = _connect(
             endpoint, limits.connect_timeout, clock, tls, what, new_socket
         )
@@ -85,15 +129,7 @@ class Connection:
             sock.close()
 
     def _settimeout(self) -> bool:
-        try:
-            seconds, by_deadline = self._clock.wait_for(self._limits.read_timeout, time.monotonic())
-        except DeadlineExceeded:
-            # The deadline ran out between reads (e.g. a caller slow to iterate a stream):
-            # the same error as running out during a read, naming the request and saying
-            # whether it was sent, not the clock's bare one (which says request_sent False).
-            self.close()
-            doing = "waiting for the response" if self.request_sent else "sending the request"
-            raise self._timeout_error(True, doing) from None
+        seconds, by_deadline = self._wait_for()
         assert self._sock is not None
         self._sock.settimeout(seconds)
         return by_deadline
@@ -109,16 +145,11 @@ class Connection:
             self.request_sent = True  # from here on, bytes may have reached the server
             assert self._sock is not None
             self._sock.sendall(data)
-        except TimeoutError:
-            failure = self._timeout_error(by_deadline, "sending the request")
         except OSError as exc:
-            failure = ConnectError(
-                f"{self._what}: connection lost while sending ({_why(exc)})", request_sent=True
-            )
+            failure = self._send_failed(exc, by_deadline)
         finally:
             del data
         if failure is not None:
-            self.close()
             raise failure
 
     def read(self, room: memoryview | None) -> bytes | int:
@@ -143,19 +174,6 @@ class Connection:
             return self._sock.recv_into(buffer)
         except OSError as exc:
             raise self._read_failed(exc, by_deadline) from None
-
-    def _read_failed(self, exc: OSError, by_deadline: bool) -> RonchoError:
-        self.close()
-        if isinstance(exc, TimeoutError):
-            return self._timeout_error(by_deadline, "waiting for the response")
-        return ProtocolError(
-            f"{self._what}: connection lost while reading ({_why(exc)})", request_sent=True
-        )
-
-    def _timeout_error(self, by_deadline: bool, doing: str) -> RonchoError:
-        if by_deadline:
-            return self._clock.expired(self._what, doing, self.request_sent)
-        return idle_timeout(self._what, self._limits.read_timeout, doing, self.request_sent)
 
 
 def idle_timeout(what: str, seconds: float, doing: str, request_sent: bool) -> ReadTimeout:

@@ -16,14 +16,13 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import socket
-import time
 from collections.abc import Awaitable
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from .. import _transport as blocking
 from .._config import Endpoint
 from .._deadline import Deadline, Limits
-from .._errors import ConnectError, ConnectTimeout, ProtocolError, RonchoError
+from .._errors import ConnectError, ConnectTimeout, RonchoError
 
 if TYPE_CHECKING:
     import ssl
@@ -52,14 +51,11 @@ class _Tls:
         self.object = context.wrap_bio(self.incoming, self.outgoing, server_hostname=host)
 
 
-class AsyncConnection:
+class AsyncConnection(blocking.Failures):
     """One open connection carrying one request; closes on any error or cancellation."""
 
     def __init__(self, limits: Limits, clock: Deadline, what: str) -> None:
-        self._what = what
-        self._clock = clock
-        self._limits = limits
-        self.request_sent = False
+        super().__init__(limits, clock, what)
         self._sock: socket.socket | None = None
         self._tls: _Tls | None = None
         self._loop = asyncio.get_running_loop()
@@ -161,34 +157,22 @@ class AsyncConnection:
         return self._sock
 
     # -- sending ---------------------------------------------------------------------------
-    def _wait_for(self, doing: str) -> tuple[float, bool]:
-        try:
-            return self._clock.wait_for(self._limits.read_timeout, time.monotonic())
-        except RonchoError:
-            self.close()
-            raise self._timeout_error(True, doing) from None
-
     async def send(self, data: bytes | bytearray) -> None:
         """Write the whole request. ``data`` is never copied into a new object here (a
         bytearray holding the key is wiped by the caller once this returns)."""
-        seconds, by_deadline = self._wait_for("sending the request")
+        seconds, by_deadline = self._wait_for()
         self.request_sent = True  # from here on, bytes may have reached the server
         failure: RonchoError | None = None
         try:
             await self._send(memoryview(data), seconds)
-        except TimeoutError:
-            failure = self._timeout_error(by_deadline, "sending the request")
         except OSError as exc:
-            failure = ConnectError(
-                f"{self._what}: connection lost while sending ({_why(exc)})", request_sent=True
-            )
+            failure = self._send_failed(exc, by_deadline)
         except BaseException:
             self.close()
             raise
         finally:
             del data  # it holds the key: no frame a traceback keeps may hold it
         if failure is not None:
-            self.close()
             raise failure
 
     async def _send(self, view: memoryview, seconds: float) -> None:
@@ -212,7 +196,7 @@ class AsyncConnection:
 
     async def recv(self) -> bytes:
         """The bytes received since the last call; ``b""`` once the server has closed."""
-        seconds, by_deadline = self._wait_for("waiting for the response")
+        seconds, by_deadline = self._wait_for()
         try:
             if self._tls is not None:
                 return await self._recv_tls(seconds)
@@ -229,7 +213,7 @@ class AsyncConnection:
 
     async def recv_into(self, buffer: memoryview) -> int:
         """Read into ``buffer`` (a large body's own buffer): one copy fewer than recv()."""
-        seconds, by_deadline = self._wait_for("waiting for the response")
+        seconds, by_deadline = self._wait_for()
         try:
             if self._tls is not None:
                 data = await self._recv_tls(seconds, len(buffer))
@@ -262,21 +246,6 @@ class AsyncConnection:
                 tls.incoming.write(data)
             else:
                 tls.incoming.write_eof()
-
-    def _read_failed(self, exc: OSError, by_deadline: bool) -> RonchoError:
-        self.close()
-        if isinstance(exc, TimeoutError):
-            return self._timeout_error(by_deadline, "waiting for the response")
-        return ProtocolError(
-            f"{self._what}: connection lost while reading ({_why(exc)})", request_sent=True
-        )
-
-    def _timeout_error(self, by_deadline: bool, doing: str) -> RonchoError:
-        if by_deadline:
-            return self._clock.expired(self._what, doing, self.request_sent)
-        return blocking.idle_timeout(
-            self._what, self._limits.read_timeout, doing, self.request_sent
-        )
 
 
 def _why(exc: BaseException) -> str:
