@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from datetime import datetime
-from typing import Any, Generic, TypeVar
+from typing import Any, ClassVar, Generic, Self, TypeVar
 
 from ._checks import (  # the input checks moved to _checks; re-exported for old imports
     MAX_CONCLUSION_CHARS,
@@ -39,77 +39,68 @@ JSON = dict[str, Any]
 
 
 # -- resources ---------------------------------------------------------------------------
-class Workspace(Record, kw_only=True):
+class _Resource(Record, kw_only=True):
+    """What every stored resource has; each kind adds its own fields after these."""
+
+    id: str
+    metadata: JSON = field(default_factory=dict)
+    configuration: JSON = field(default_factory=dict)
+    created_at: str | None = None
+    created: bool | None = None
+    """True when get-or-create made it (201), False when it existed (200), else None."""
+
+    _kind: ClassVar[str] = "resource"
+
+    @classmethod
+    def from_json(cls, data: object, op: str, created: bool | None = None) -> Self:
+        f = _Fields(data, op, cls._kind)
+        return cls(
+            id=f.text("id"),
+            metadata=f.opt_obj("metadata"),
+            configuration=f.opt_obj("configuration"),
+            created_at=f.opt_text("created_at"),
+            created=created,
+            **cls._own_fields(f),
+        )
+
+    @staticmethod
+    def _own_fields(f: _Fields) -> dict[str, Any]:
+        return {}
+
+
+class Workspace(_Resource, kw_only=True):
     """A workspace: the unit a key is scoped to. ``created`` is set only by get-or-create."""
 
-    id: str
-    metadata: JSON = field(default_factory=dict)
-    configuration: JSON = field(default_factory=dict)
-    created_at: str | None = None
-    created: bool | None = None
-    """True when get-or-create made it (201), False when it existed (200), else None."""
-
-    @classmethod
-    def from_json(cls, data: object, op: str, created: bool | None = None) -> Workspace:
-        f = _Fields(data, op, "workspace")
-        return cls(
-            id=f.text("id"),
-            metadata=f.opt_obj("metadata"),
-            configuration=f.opt_obj("configuration"),
-            created_at=f.opt_text("created_at"),
-            created=created,
-        )
+    _kind = "workspace"
 
 
-class Peer(Record, kw_only=True):
+class Peer(_Resource, kw_only=True):
     """A participant (user, agent) whose messages can be observed and reasoned about."""
 
-    id: str
     workspace_id: str | None = None
-    metadata: JSON = field(default_factory=dict)
-    configuration: JSON = field(default_factory=dict)
-    created_at: str | None = None
-    created: bool | None = None
-    """True when get-or-create made it (201), False when it existed (200), else None."""
 
-    @classmethod
-    def from_json(cls, data: object, op: str, created: bool | None = None) -> Peer:
-        f = _Fields(data, op, "peer")
-        return cls(
-            id=f.text("id"),
-            workspace_id=f.opt_text("workspace_id"),
-            metadata=f.opt_obj("metadata"),
-            configuration=f.opt_obj("configuration"),
-            created_at=f.opt_text("created_at"),
-            created=created,
-        )
+    _kind = "peer"
+
+    @staticmethod
+    def _own_fields(f: _Fields) -> dict[str, Any]:
+        return {"workspace_id": f.opt_text("workspace_id")}
 
 
-class Session(Record, kw_only=True):
+class Session(_Resource, kw_only=True):
     """A conversation; ``is_active`` turns false at once when it is deleted."""
 
-    id: str
-    is_active: bool = True
     workspace_id: str | None = None
-    metadata: JSON = field(default_factory=dict)
-    configuration: JSON = field(default_factory=dict)
-    created_at: str | None = None
-    created: bool | None = None
-    """True when get-or-create made it (201), False when it existed (200), else None."""
+    is_active: bool = True
 
-    @classmethod
-    def from_json(cls, data: object, op: str, created: bool | None = None) -> Session:
-        f = _Fields(data, op, "session")
+    _kind = "session"
+
+    @staticmethod
+    def _own_fields(f: _Fields) -> dict[str, Any]:
         active = f.opt_flag("is_active")
-        return cls(
-            id=f.text("id"),
-            is_active=True if active is None else active,
-            workspace_id=f.opt_text("workspace_id"),
-            metadata=f.opt_obj("metadata"),
-            configuration=f.opt_obj("configuration"),
-            created_at=f.opt_text("created_at"),
-            created=created,
-        )
+        return {
+            "workspace_id": f.opt_text("workspace_id"),
+            "is_active": True if active is None else active,
+        }
 
 
 class SessionPeerConfig(Record, kw_only=True):

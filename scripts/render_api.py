@@ -54,11 +54,14 @@ def models() -> list[type[Record]]:
 
 
 def field_docs(cls: type) -> dict[str, str]:
-    """Each field's docstring: the string literal right under its annotation."""
+    """Each field's docstring: the string literal right under its annotation, in the
+    class that declares the field (a model's own, or a base's in _models)."""
     source = Path(inspect.getfile(_models)).read_text(encoding="utf-8")
-    for node in ast.parse(source).body:
-        if isinstance(node, ast.ClassDef) and node.name == cls.__name__:
-            docs = {}
+    classes = {node.name: node for node in ast.parse(source).body if isinstance(node, ast.ClassDef)}
+    docs: dict[str, str] = {}
+    for klass in reversed(cls.__mro__):  # a subclass's own note wins
+        node = classes.get(klass.__name__)
+        if node is not None:
             for statement, following in zip(node.body, node.body[1:], strict=False):
                 if (
                     isinstance(statement, ast.AnnAssign)
@@ -68,8 +71,7 @@ def field_docs(cls: type) -> dict[str, str]:
                     and isinstance(following.value.value, str)
                 ):
                     docs[statement.target.id] = " ".join(following.value.value.split())
-            return docs
-    return {}
+    return docs
 
 
 def spell(annotation: str) -> str:
@@ -145,15 +147,12 @@ def render() -> str:
     return "\n".join(lines)
 
 
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
     parser.add_argument("--doc", type=Path, default=DEFAULT_DOC, help="the document to update")
     parser.add_argument("--check", action="store_true", help="exit 1 if the document is stale")
     args = parser.parse_args(argv)
-    return update(
-        args.doc, render(), BEGIN, END, check=args.check, script="scripts/render_api.py"
-    )
+    return update(args.doc, render(), BEGIN, END, check=args.check, script="scripts/render_api.py")
 
 
 if __name__ == "__main__":
