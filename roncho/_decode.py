@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Mapping
 from datetime import datetime
 from typing import Any, TypeVar
 
@@ -120,6 +120,41 @@ class _Fields:
         if not isinstance(value, list):
             raise self._fail(key, "a list")
         return value
+
+
+# How a model's field is read, by its annotation (a string: the models are written with
+# ``from __future__ import annotations``). A field with a default reads null or absent as
+# that default, so a plain ``bool`` with a default is read as ``bool | None``.
+_READERS: dict[str, Callable[[_Fields, str], Any]] = {
+    "str": _Fields.text,
+    "str | None": _Fields.opt_text,
+    "int": _Fields.integer,
+    "int | None": _Fields.opt_integer,
+    "bool": _Fields.flag,
+    "bool | None": _Fields.opt_flag,
+    "JSON": _Fields.opt_obj,
+    "tuple[str, ...] | None": _Fields.opt_text_list,
+}
+
+
+def reader_of(annotation: str, has_default: bool) -> Callable[[_Fields, str], Any]:
+    """The read for a field of this annotation (KeyError: no read is written for it)."""
+    if has_default and annotation in ("str", "int", "bool"):
+        annotation += " | None"
+    return _READERS[annotation]
+
+
+def read_record(fields: Iterable[Any], f: _Fields, given: Mapping[str, Any]) -> dict[str, Any]:
+    """A Record's constructor arguments: each of its ``fields`` (``__record__.fields``)
+    read from ``f`` by its annotation, except those ``given``; a field with a default that
+    comes null or absent is left to that default."""
+    values = dict(given)
+    for field in fields:
+        if field.name not in given:
+            value = reader_of(field.annotation, bool(field.how))(f, field.name)
+            if value is not None or not field.how:
+                values[field.name] = value
+    return values
 
 
 def _kind(value: object) -> str:

@@ -27,7 +27,7 @@ from ._checks import (  # the input checks moved to _checks; re-exported for old
     check_text,
     check_timestamp,
 )
-from ._decode import _Fields
+from ._decode import _Fields, read_record
 from ._decode import decode_list as decode_list  # moved to _decode; kept for old imports
 from ._decode import parse_json as parse_json
 from ._decode import parse_timestamp as parse_timestamp
@@ -38,8 +38,20 @@ T = TypeVar("T")
 JSON = dict[str, Any]
 
 
+class _Decoded(Record):
+    """A model read from a JSON object field by field, each by its annotation
+    (``_decode.read_record``): a required field must come with its type, an optional one
+    may be null or absent, and whatever else the server sends is ignored."""
+
+    _what: ClassVar[str] = "object"  # what an error calls it: "peer", "conclusion", ...
+
+    @classmethod
+    def from_json(cls, data: object, op: str) -> Self:
+        return cls(**read_record(cls.__record__.fields, _Fields(data, op, cls._what), {}))
+
+
 # -- resources ---------------------------------------------------------------------------
-class _Resource(Record, kw_only=True):
+class _Resource(_Decoded, kw_only=True):
     """What every stored resource has; each kind adds its own fields after these."""
 
     id: str
@@ -49,29 +61,16 @@ class _Resource(Record, kw_only=True):
     created: bool | None = None
     """True when get-or-create made it (201), False when it existed (200), else None."""
 
-    _kind: ClassVar[str] = "resource"
-
     @classmethod
     def from_json(cls, data: object, op: str, created: bool | None = None) -> Self:
-        f = _Fields(data, op, cls._kind)
-        return cls(
-            id=f.text("id"),
-            metadata=f.opt_obj("metadata"),
-            configuration=f.opt_obj("configuration"),
-            created_at=f.opt_text("created_at"),
-            created=created,
-            **cls._own_fields(f),
-        )
-
-    @staticmethod
-    def _own_fields(f: _Fields) -> dict[str, Any]:
-        return {}
+        f = _Fields(data, op, cls._what)
+        return cls(**read_record(cls.__record__.fields, f, {"created": created}))
 
 
 class Workspace(_Resource, kw_only=True):
     """A workspace: the unit a key is scoped to. ``created`` is set only by get-or-create."""
 
-    _kind = "workspace"
+    _what = "workspace"
 
 
 class Peer(_Resource, kw_only=True):
@@ -79,11 +78,7 @@ class Peer(_Resource, kw_only=True):
 
     workspace_id: str | None = None
 
-    _kind = "peer"
-
-    @staticmethod
-    def _own_fields(f: _Fields) -> dict[str, Any]:
-        return {"workspace_id": f.opt_text("workspace_id")}
+    _what = "peer"
 
 
 class Session(_Resource, kw_only=True):
@@ -92,15 +87,7 @@ class Session(_Resource, kw_only=True):
     workspace_id: str | None = None
     is_active: bool = True
 
-    _kind = "session"
-
-    @staticmethod
-    def _own_fields(f: _Fields) -> dict[str, Any]:
-        active = f.opt_flag("is_active")
-        return {
-            "workspace_id": f.opt_text("workspace_id"),
-            "is_active": True if active is None else active,
-        }
+    _what = "session"
 
 
 class SessionPeerConfig(Record, kw_only=True):
@@ -125,7 +112,7 @@ class SessionPeerConfig(Record, kw_only=True):
         return cls(observe_me=f.opt_flag("observe_me"), observe_others=f.opt_flag("observe_others"))
 
 
-class Message(Record, kw_only=True):
+class Message(_Decoded, kw_only=True):
     """A stored message. Required are only the fields memoryd reads; ``role`` is not sent."""
 
     id: str
@@ -136,6 +123,8 @@ class Message(Record, kw_only=True):
     metadata: JSON
     workspace_id: str | None = None
     token_count: int | None = None
+
+    _what = "message"
 
     @classmethod
     def from_json(cls, data: object, op: str) -> Message:
@@ -177,23 +166,13 @@ class Message(Record, kw_only=True):
                 message.__class__ = cls
                 built: Message = message
                 return built
-        f = _Fields(data, op, "message")
-        return cls(
-            id=f.text("id"),
-            content=f.text("content"),
-            peer_id=f.text("peer_id"),
-            session_id=f.text("session_id"),
-            created_at=f.text("created_at"),
-            metadata=f.opt_obj("metadata"),
-            workspace_id=f.opt_text("workspace_id"),
-            token_count=f.opt_integer("token_count"),
-        )
+        return super().from_json(data, op)
 
 
 _MESSAGE_STORAGE = storage(Message)
 
 
-class Conclusion(Record, kw_only=True):
+class Conclusion(_Decoded, kw_only=True):
     """What ``observer_id`` has concluded about ``observed_id``; explicit ones have no sources."""
 
     id: str
@@ -206,19 +185,7 @@ class Conclusion(Record, kw_only=True):
     source_ids: tuple[str, ...] | None = None
     """Premise conclusion ids; the observed 3.2.0 server sends null for explicit ones."""
 
-    @classmethod
-    def from_json(cls, data: object, op: str) -> Conclusion:
-        f = _Fields(data, op, "conclusion")
-        return cls(
-            id=f.text("id"),
-            content=f.text("content"),
-            observer_id=f.text("observer_id"),
-            observed_id=f.text("observed_id"),
-            session_id=f.opt_text("session_id"),
-            level=f.opt_text("level"),
-            created_at=f.opt_text("created_at"),
-            source_ids=f.opt_text_list("source_ids"),
-        )
+    _what = "conclusion"
 
 
 class Page(Record, Generic[T], kw_only=True):
@@ -245,7 +212,7 @@ class Page(Record, Generic[T], kw_only=True):
         )
 
 
-class EvidenceMessage(Record, kw_only=True):
+class EvidenceMessage(_Decoded, kw_only=True):
     """A message the dialectic read (ids only, no content)."""
 
     id: str
@@ -253,15 +220,7 @@ class EvidenceMessage(Record, kw_only=True):
     peer_id: str | None = None
     created_at: str | None = None
 
-    @classmethod
-    def from_json(cls, data: object, op: str) -> EvidenceMessage:
-        f = _Fields(data, op, "evidence message")
-        return cls(
-            id=f.text("id"),
-            session_id=f.opt_text("session_id"),
-            peer_id=f.opt_text("peer_id"),
-            created_at=f.opt_text("created_at"),
-        )
+    _what = "evidence message"
 
 
 class Evidence(Record, kw_only=True):
@@ -322,7 +281,7 @@ class ChatChunk(Record, kw_only=True):
         return cls(content=content, done=done, evidence=evidence)
 
 
-class SessionQueueStatus(Record, kw_only=True):
+class SessionQueueStatus(_Decoded, kw_only=True):
     """Queue counts for one session, keyed by the server's internal session id."""
 
     session_id: str
@@ -332,7 +291,7 @@ class SessionQueueStatus(Record, kw_only=True):
     pending_work_units: int
 
 
-class QueueStatus(Record, kw_only=True):
+class QueueStatus(_Decoded, kw_only=True):
     """Deriver queue counts. They count queue rows (one per message and task), not units.
 
     ``sessions`` is keyed by the server's internal session id, not the session name.
@@ -344,46 +303,36 @@ class QueueStatus(Record, kw_only=True):
     pending_work_units: int
     sessions: Mapping[str, SessionQueueStatus] = field(default_factory=dict)
 
+    _what = "queue status"
+
     @property
     def idle(self) -> bool:
         """Nothing pending or in progress."""
         return self.pending_work_units == 0 and self.in_progress_work_units == 0
 
     @classmethod
-    def from_json(cls, data: object, op: str) -> QueueStatus:
-        f = _Fields(data, op, "queue status")
+    def from_json(cls, data: object, op: str) -> Self:
+        f = _Fields(data, op, cls._what)
         sessions = {}
+        each = SessionQueueStatus.__record__.fields
         for key, value in f.opt_obj("sessions").items():
             s = _Fields(value, op, f"queue status.sessions[{key}]")
-            sessions[key] = SessionQueueStatus(
-                session_id=s.opt_text("session_id") or key,
-                total_work_units=s.integer("total_work_units"),
-                completed_work_units=s.integer("completed_work_units"),
-                in_progress_work_units=s.integer("in_progress_work_units"),
-                pending_work_units=s.integer("pending_work_units"),
-            )
-        return cls(
-            total_work_units=f.integer("total_work_units"),
-            completed_work_units=f.integer("completed_work_units"),
-            in_progress_work_units=f.integer("in_progress_work_units"),
-            pending_work_units=f.integer("pending_work_units"),
-            sessions=sessions,
-        )
+            given = {"session_id": s.opt_text("session_id") or key}
+            sessions[key] = SessionQueueStatus(**read_record(each, s, given))
+        return cls(**read_record(cls.__record__.fields, f, {"sessions": sessions}))
 
 
-class Health(Record, kw_only=True):
+class Health(_Decoded, kw_only=True):
     """``GET /health``. Honcho 3.2 reveals no version here (nor in any header)."""
 
     status: str
+
+    _what = "health"
 
     @property
     def ok(self) -> bool:
         """The server answered ``{"status": "ok"}``."""
         return self.status == "ok"
-
-    @classmethod
-    def from_json(cls, data: object, op: str) -> Health:
-        return cls(status=_Fields(data, op, "health").text("status"))
 
 
 class DeleteAccepted(Record, kw_only=True):
