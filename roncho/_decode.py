@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Container, Iterable
 from datetime import datetime
 from typing import Any, TypeVar
 
@@ -144,17 +144,35 @@ def reader_of(annotation: str, has_default: bool) -> Callable[[_Fields, str], An
     return _READERS[annotation]
 
 
-def read_record(fields: Iterable[Any], f: _Fields, given: Mapping[str, Any]) -> dict[str, Any]:
-    """A Record's constructor arguments: each of its ``fields`` (``__record__.fields``)
-    read from ``f`` by its annotation, except those ``given``; a field with a default that
-    comes null or absent is left to that default."""
-    values = dict(given)
-    for field in fields:
-        if field.name not in given:
-            value = reader_of(field.annotation, bool(field.how))(f, field.name)
-            if value is not None or not field.how:
-                values[field.name] = value
-    return values
+# Each field a decoder reads: its name, its read, and its default (a factory when
+# ``factory``) for null or absent, or ``required``.
+Plan = tuple[tuple[str, Callable[[_Fields, str], Any], Any, bool], ...]
+_REQUIRED: Any = object()
+
+
+def plan_of(fields: Iterable[Any], skip: Container[str] = ()) -> Plan:
+    """How to read a Record's fields (its ``__record__.fields``, but those in ``skip``)."""
+    return tuple(
+        (
+            f.name,
+            reader_of(f.annotation, bool(f.how)),
+            f.default if f.how else _REQUIRED,
+            f.how == 2,  # _record's _FACTORY: a fresh default each time
+        )
+        for f in fields
+        if f.name not in skip
+    )
+
+
+def read_into(record: Any, plan: Plan, f: _Fields) -> None:
+    """Set each field of ``plan`` on ``record`` (a blank of the Record's storage, see
+    ``_record.storage``) as read from ``f``; null or absent gives a field its default.
+    The reads have checked every value, so the Record's __init__ need not again."""
+    for name, read, default, factory in plan:
+        value = read(f, name)
+        if value is None and default is not _REQUIRED:
+            value = default() if factory else default
+        setattr(record, name, value)
 
 
 def _kind(value: object) -> str:

@@ -27,7 +27,7 @@ from ._checks import (  # the input checks moved to _checks; re-exported for old
     check_text,
     check_timestamp,
 )
-from ._decode import _Fields, read_record
+from ._decode import Plan, _Fields, plan_of, read_into
 from ._decode import decode_list as decode_list  # moved to _decode; kept for old imports
 from ._decode import parse_json as parse_json
 from ._decode import parse_timestamp as parse_timestamp
@@ -44,10 +44,34 @@ class _Decoded(Record):
     may be null or absent, and whatever else the server sends is ignored."""
 
     _what: ClassVar[str] = "object"  # what an error calls it: "peer", "conclusion", ...
+    _given: ClassVar[tuple[str, ...]] = ()  # fields its decoder sets itself
 
     @classmethod
     def from_json(cls, data: object, op: str) -> Self:
-        return cls(**read_record(cls.__record__.fields, _Fields(data, op, cls._what), {}))
+        return cls._decoded(_Fields(data, op, cls._what))
+
+    @classmethod
+    def _decoded(cls, f: _Fields, **given: Any) -> Self:
+        """A record of every field read from ``f``, and those in ``_given`` from ``given``."""
+        record: Any = object.__new__(storage(cls))
+        read_into(record, cls._plan(), f)
+        for name, value in given.items():
+            setattr(record, name, value)
+        record.__class__ = cls
+        decoded: Self = record
+        return decoded
+
+    @classmethod
+    def _plan(cls) -> Plan:
+        """How this class's fields are read, worked out on its first answer (each class its
+        own: a subclass adds fields)."""
+        plan: Plan | None = cls.__dict__.get("_read_plan")
+        if plan is None:
+            if cls.__record__.post_init is not None:  # _decoded() does not run __init__
+                raise TypeError(f"{cls.__name__} has a __post_init__: decode it by hand")
+            plan = plan_of(cls.__record__.fields, cls._given)
+            type.__setattr__(cls, "_read_plan", plan)
+        return plan
 
 
 # -- resources ---------------------------------------------------------------------------
@@ -61,10 +85,11 @@ class _Resource(_Decoded, kw_only=True):
     created: bool | None = None
     """True when get-or-create made it (201), False when it existed (200), else None."""
 
+    _given = ("created",)
+
     @classmethod
     def from_json(cls, data: object, op: str, created: bool | None = None) -> Self:
-        f = _Fields(data, op, cls._what)
-        return cls(**read_record(cls.__record__.fields, f, {"created": created}))
+        return cls._decoded(_Fields(data, op, cls._what), created=created)
 
 
 class Workspace(_Resource, kw_only=True):
@@ -290,6 +315,8 @@ class SessionQueueStatus(_Decoded, kw_only=True):
     in_progress_work_units: int
     pending_work_units: int
 
+    _given = ("session_id",)
+
 
 class QueueStatus(_Decoded, kw_only=True):
     """Deriver queue counts. They count queue rows (one per message and task), not units.
@@ -304,6 +331,7 @@ class QueueStatus(_Decoded, kw_only=True):
     sessions: Mapping[str, SessionQueueStatus] = field(default_factory=dict)
 
     _what = "queue status"
+    _given = ("sessions",)
 
     @property
     def idle(self) -> bool:
@@ -314,12 +342,11 @@ class QueueStatus(_Decoded, kw_only=True):
     def from_json(cls, data: object, op: str) -> Self:
         f = _Fields(data, op, cls._what)
         sessions = {}
-        each = SessionQueueStatus.__record__.fields
         for key, value in f.opt_obj("sessions").items():
             s = _Fields(value, op, f"queue status.sessions[{key}]")
-            given = {"session_id": s.opt_text("session_id") or key}
-            sessions[key] = SessionQueueStatus(**read_record(each, s, given))
-        return cls(**read_record(cls.__record__.fields, f, {"sessions": sessions}))
+            session_id = s.opt_text("session_id") or key
+            sessions[key] = SessionQueueStatus._decoded(s, session_id=session_id)
+        return cls._decoded(f, sessions=sessions)
 
 
 class Health(_Decoded, kw_only=True):
