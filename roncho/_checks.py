@@ -135,6 +135,16 @@ def check_text(value: str, what: str) -> str:
     return value
 
 
+def check_content(value: object, what: str, limit: int, *, empty: bool) -> str:
+    """A message's or conclusion's text: a string (``empty`` or not) of at most ``limit``
+    characters that UTF-8 can carry."""
+    if not isinstance(value, str) or not (empty or value):
+        raise ConfigError(f"{what} must be a {'' if empty else 'non-empty '}string")
+    if len(value) > limit:
+        raise ConfigError(f"{what} has {len(value)} characters; the server allows {limit}")
+    return check_text(value, what)
+
+
 def check_timestamp(value: object, what: str = "created_at") -> str:
     """An RFC 3339 string, or a timezone-aware datetime rendered as one."""
     if isinstance(value, datetime):

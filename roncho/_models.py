@@ -21,10 +21,10 @@ from typing import Any, ClassVar, Generic, Self, TypeVar
 from ._checks import (  # the input checks moved to _checks; re-exported for old imports
     MAX_CONCLUSION_CHARS,
     MAX_MESSAGE_CHARS,
+    check_content,
     check_id,
     check_metadata,
     check_reasoning_config,
-    check_text,
     check_timestamp,
 )
 from ._decode import Plan, _Fields, plan_of, read_into
@@ -390,16 +390,11 @@ class MessageCreate(Record):
 
     def to_json(self, where: str = "message") -> JSON:
         check_id(self.peer_id, f"{where}.peer_id")
-        if not isinstance(self.content, str):
-            raise ConfigError(f"{where}.content must be a string")
-        if len(self.content) > MAX_MESSAGE_CHARS:
-            raise ConfigError(
-                f"{where}.content has {len(self.content)} characters; the server "
-                f"allows {MAX_MESSAGE_CHARS}"
-            )
         body: JSON = {
             "peer_id": self.peer_id,
-            "content": check_text(self.content, f"{where}.content"),
+            "content": check_content(
+                self.content, f"{where}.content", MAX_MESSAGE_CHARS, empty=True
+            ),
         }
         if self.metadata is not None:
             body["metadata"] = check_metadata(self.metadata, f"{where}.metadata")
@@ -430,15 +425,10 @@ class ConclusionCreate(Record):
     """An active session it belongs to, deleted with it; None: kept until deleted."""
 
     def to_json(self, where: str = "conclusion") -> JSON:
-        if not isinstance(self.content, str) or not self.content:
-            raise ConfigError(f"{where}.content must be a non-empty string")
-        if len(self.content) > MAX_CONCLUSION_CHARS:
-            raise ConfigError(
-                f"{where}.content has {len(self.content)} characters; the server "
-                f"allows {MAX_CONCLUSION_CHARS}"
-            )
         body: JSON = {
-            "content": check_text(self.content, f"{where}.content"),
+            "content": check_content(
+                self.content, f"{where}.content", MAX_CONCLUSION_CHARS, empty=False
+            ),
             "observer_id": check_id(self.observer_id, f"{where}.observer_id"),
             "observed_id": check_id(self.observed_id, f"{where}.observed_id"),
         }
