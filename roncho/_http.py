@@ -23,6 +23,7 @@ Size caps are enforced as bytes arrive, so reading stops at the cap.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from enum import Enum, auto
 from typing import NamedTuple
 
@@ -216,22 +217,7 @@ class ResponseParser:
         """The next event, or None when more bytes are needed."""
         if self._pending_error is not None:
             raise self._pending_error
-        state = self._state
-        if state is _State.HEAD:
-            return self._maybe_read_head()
-        if state is _State.LENGTH:
-            return self._maybe_read_length_body()
-        if state is _State.UNTIL_CLOSE:
-            return self._maybe_read_until_close()
-        if state is _State.CHUNK_SIZE:
-            return self._maybe_read_chunk_size()
-        if state is _State.CHUNK_DATA:
-            return self._maybe_read_chunk_data()
-        if state is _State.CHUNK_END:
-            return self._maybe_read_chunk_end()
-        if state is _State.TRAILERS:
-            return self._maybe_read_trailers()
-        return None
+        return _READ_NEXT[self._state](self)
 
     # -- head ----------------------------------------------------------------------------
     def _maybe_read_head(self) -> Event | None:
@@ -434,6 +420,23 @@ class ResponseParser:
         line = bytes(self._buf[:end])
         del self._buf[: end + 1]
         return line[:-1] if line.endswith(b"\r") else line
+
+
+def _done(parser: ResponseParser) -> None:
+    return None
+
+
+# What the parser reads next in each state.
+_READ_NEXT: dict[_State, Callable[[ResponseParser], Event | None]] = {
+    _State.HEAD: ResponseParser._maybe_read_head,
+    _State.LENGTH: ResponseParser._maybe_read_length_body,
+    _State.UNTIL_CLOSE: ResponseParser._maybe_read_until_close,
+    _State.CHUNK_SIZE: ResponseParser._maybe_read_chunk_size,
+    _State.CHUNK_DATA: ResponseParser._maybe_read_chunk_data,
+    _State.CHUNK_END: ResponseParser._maybe_read_chunk_end,
+    _State.TRAILERS: ResponseParser._maybe_read_trailers,
+    _State.DONE: _done,
+}
 
 
 def _parse_fields(lines: list[bytes], what: str) -> tuple[tuple[str, str], ...]:

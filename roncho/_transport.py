@@ -153,27 +153,20 @@ class Connection(Failures):
             raise failure
 
     def read(self, room: memoryview | None) -> bytes | int:
-        """The bytes received (``room`` None), or how many were read into ``room``."""
-        return self.recv() if room is None else self.recv_into(room)
+        """The bytes received (``room`` None; ``b""`` once the server has closed), or how
+        many were read into ``room`` (a large body's own buffer: one copy fewer)."""
+        by_deadline = False
+        try:
+            by_deadline = self._settimeout()
+            assert self._sock is not None
+            return self._sock.recv(RECV_BYTES) if room is None else self._sock.recv_into(room)
+        except OSError as exc:
+            raise self._read_failed(exc, by_deadline) from None
 
     def recv(self) -> bytes:
-        by_deadline = False
-        try:
-            by_deadline = self._settimeout()
-            assert self._sock is not None
-            return self._sock.recv(RECV_BYTES)
-        except OSError as exc:
-            raise self._read_failed(exc, by_deadline) from None
-
-    def recv_into(self, buffer: memoryview) -> int:
-        """Read into ``buffer`` (a large body's own buffer): one copy fewer than recv()."""
-        by_deadline = False
-        try:
-            by_deadline = self._settimeout()
-            assert self._sock is not None
-            return self._sock.recv_into(buffer)
-        except OSError as exc:
-            raise self._read_failed(exc, by_deadline) from None
+        data = self.read(None)
+        assert isinstance(data, bytes)
+        return data
 
 
 def idle_timeout(what: str, seconds: float, doing: str, request_sent: bool) -> ReadTimeout:

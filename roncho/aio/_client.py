@@ -17,13 +17,14 @@ from .._exchange import Call, Exchange
 from .._methods import CALL, STREAM, WALK, Declared
 from .._models import Page
 from .._ops_store import Pages
+from ._closing import AsyncClosing
 from ._stream import AsyncChatStream
 from ._transport import AsyncConnection
 
 T = TypeVar("T")
 
 
-class AsyncClient(ClientCore):
+class AsyncClient(ClientCore, AsyncClosing):
     """An asyncio Honcho v3 client for one workspace: ``Client``'s methods as coroutines.
 
     Immutable; share one instance between tasks. Each call opens its own connection, so
@@ -37,15 +38,6 @@ class AsyncClient(ClientCore):
     def close(self) -> None:
         """Overwrite the key in memory; the client refuses calls afterwards."""
         self._wipe()
-
-    async def aclose(self) -> None:
-        self._wipe()
-
-    async def __aenter__(self) -> AsyncClient:
-        return self
-
-    async def __aexit__(self, *exc: object) -> None:
-        self.close()
 
     # -- the executor --------------------------------------------------------------------------
     _RETURNS: ClassVar = {CALL: "{}", STREAM: "AsyncChatStream", WALK: "AsyncIterator[{}]"}

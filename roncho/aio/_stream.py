@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from .._models import ChatAnswer, ChatChunk
 from .._stream import StreamCore
+from ._closing import AsyncClosing
 from ._transport import AsyncConnection
 
 
-class AsyncChatStream(StreamCore):
+class AsyncChatStream(StreamCore, AsyncClosing):
     """Async iterator of ChatChunk over one open connection; ``async with`` closes it.
 
     The same rules as ChatStream: ``text`` and ``evidence`` after the final chunk, a
@@ -36,12 +37,3 @@ class AsyncChatStream(StreamCore):
         async for _ in self:
             pass
         return self._answer()
-
-    async def aclose(self) -> None:
-        self.close()
-
-    async def __aenter__(self) -> AsyncChatStream:
-        return self
-
-    async def __aexit__(self, *exc: object) -> None:
-        self.close()

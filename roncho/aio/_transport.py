@@ -191,46 +191,38 @@ class AsyncConnection(blocking.Failures):
 
     # -- reading ---------------------------------------------------------------------------
     async def read(self, room: memoryview | None) -> bytes | int:
-        """The bytes received (``room`` None), or how many were read into ``room``."""
-        return await (self.recv() if room is None else self.recv_into(room))
-
-    async def recv(self) -> bytes:
-        """The bytes received since the last call; ``b""`` once the server has closed."""
+        """The bytes received (``room`` None; ``b""`` once the server has closed), or how
+        many were read into ``room`` (a large body's own buffer: one copy fewer)."""
         seconds, by_deadline = self._wait_for()
         try:
             if self._tls is not None:
-                return await self._recv_tls(seconds)
-            sock = self._sock_now()
+                return await self._read_tls(room, seconds)
+            sock, loop = self._sock_now(), self._loop
             try:
-                return sock.recv(blocking.RECV_BYTES)
+                return sock.recv(blocking.RECV_BYTES) if room is None else sock.recv_into(room)
             except (BlockingIOError, InterruptedError):
-                return await self._wait(seconds, self._loop.sock_recv(sock, blocking.RECV_BYTES))
+                if room is None:
+                    return await self._wait(seconds, loop.sock_recv(sock, blocking.RECV_BYTES))
+                return await self._wait(seconds, loop.sock_recv_into(sock, room))
         except OSError as exc:
             raise self._read_failed(exc, by_deadline) from None
         except BaseException:
             self.close()  # cancelled: the socket goes at once
             raise
 
-    async def recv_into(self, buffer: memoryview) -> int:
-        """Read into ``buffer`` (a large body's own buffer): one copy fewer than recv()."""
-        seconds, by_deadline = self._wait_for()
-        try:
-            if self._tls is not None:
-                data = await self._recv_tls(seconds, len(buffer))
-                buffer[: len(data)] = data
-                return len(data)
-            sock = self._sock_now()
-            try:
-                return sock.recv_into(buffer)
-            except (BlockingIOError, InterruptedError):
-                return await self._wait(seconds, self._loop.sock_recv_into(sock, buffer))
-        except OSError as exc:
-            raise self._read_failed(exc, by_deadline) from None
-        except BaseException:
-            self.close()
-            raise
+    async def recv(self) -> bytes:
+        data = await self.read(None)
+        assert isinstance(data, bytes)
+        return data
 
-    async def _recv_tls(self, seconds: float, most: int = blocking.RECV_BYTES) -> bytes:
+    async def _read_tls(self, room: memoryview | None, seconds: float) -> bytes | int:
+        if room is None:
+            return await self._recv_tls(seconds, blocking.RECV_BYTES)
+        data = await self._recv_tls(seconds, len(room))
+        room[: len(data)] = data
+        return len(data)
+
+    async def _recv_tls(self, seconds: float, most: int) -> bytes:
         tls = self._tls
         assert tls is not None
         while True:
