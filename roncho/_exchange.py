@@ -26,6 +26,7 @@ from ._errors import (
 )
 from ._http import BodyData, ResponseEnd, ResponseHead, ResponseParser, build_request
 from ._models import ChatChunk
+from ._record import Record
 from ._version import __version__
 
 T = TypeVar("T")
@@ -66,7 +67,7 @@ class Response:
         return body
 
 
-class Call(Generic[T]):
+class Call(Record, Generic[T]):
     """One operation, ready to send: pure data plus its decoder.
 
     ``ascii_body`` says every string in ``body`` is ASCII without DEL, so the encoder's
@@ -74,43 +75,21 @@ class Call(Generic[T]):
     a batch of plain messages). ``busy`` says a 409 means WorkspaceBusyError;
     ``on_status`` may turn a StatusError into a result (a 404 that means "not served") or a
     clearer error; ``stream`` marks a call whose 2xx body is read as server-sent chat
-    events. (A plain class, not a NamedTuple: a NamedTuple compiles its constructor when
-    the module is imported.)
+    events.
     """
 
-    __slots__ = (
-        "ascii_body", "body", "busy", "deadline", "decode", "method", "on_status", "op", "path",
-        "query", "stream", "write",
-    )  # fmt: skip
-
-    def __init__(
-        self,
-        op: str,
-        method: str,
-        path: str,
-        decode: Callable[[Response], T],
-        *,
-        query: tuple[tuple[str, str], ...] = (),
-        body: Any = NO_BODY,
-        ascii_body: bool = False,
-        write: bool = False,
-        busy: bool = False,
-        stream: bool = False,
-        on_status: Callable[[StatusError], T] | None = None,
-        deadline: float | None = None,
-    ) -> None:
-        self.op = op
-        self.method = method
-        self.path = path
-        self.decode = decode
-        self.query = query
-        self.body = body
-        self.ascii_body = ascii_body
-        self.write = write
-        self.busy = busy
-        self.stream = stream
-        self.on_status = on_status
-        self.deadline = deadline
+    op: str
+    method: str
+    path: str
+    decode: Callable[[Response], T]
+    query: tuple[tuple[str, str], ...] = ()
+    body: Any = NO_BODY
+    ascii_body: bool = False
+    write: bool = False
+    busy: bool = False
+    stream: bool = False
+    on_status: Callable[[StatusError], T] | None = None
+    deadline: float | None = None
 
     @property
     def what(self) -> str:

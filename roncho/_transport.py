@@ -85,20 +85,19 @@ class Failures:
             raise self._timeout_error(True, doing) from None
 
     def _send_failed(self, exc: OSError, by_deadline: bool) -> RonchoError:
-        self.close()
-        if isinstance(exc, TimeoutError):
-            return self._timeout_error(by_deadline, "sending the request")
-        return ConnectError(
-            f"{self._what}: connection lost while sending ({_why(exc)})", request_sent=True
-        )
+        return self._failed(exc, by_deadline, "sending the request", "sending", ConnectError)
 
     def _read_failed(self, exc: OSError, by_deadline: bool) -> RonchoError:
+        return self._failed(exc, by_deadline, "waiting for the response", "reading", ProtocolError)
+
+    def _failed(
+        self, exc: OSError, by_deadline: bool, doing: str, lost: str, kind: type[RonchoError]
+    ) -> RonchoError:
+        """Close, and say what ran out (a clock) or broke (``kind``) while ``doing``."""
         self.close()
         if isinstance(exc, TimeoutError):
-            return self._timeout_error(by_deadline, "waiting for the response")
-        return ProtocolError(
-            f"{self._what}: connection lost while reading ({_why(exc)})", request_sent=True
-        )
+            return self._timeout_error(by_deadline, doing)
+        return kind(f"{self._what}: connection lost while {lost} ({_why(exc)})", request_sent=True)
 
     def _timeout_error(self, by_deadline: bool, doing: str) -> RonchoError:
         if by_deadline:
