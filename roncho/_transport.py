@@ -118,9 +118,27 @@ class Connection(Failures):
         new_socket: SocketFactory = socket.socket,
     ) -> None:
         super().__init__(limits, clock, what)
-        self._sock: socket.socket | None = _connect(
-            endpoint, limits.connect_timeout, clock, tls, what, new_socket
-        )
+        self._sock: socket.socket | None = self._connect(endpoint, tls, new_socket)
+
+    def _connect(
+        self, endpoint: Endpoint, tls: ssl.SSLContext | None, new_socket: SocketFactory
+    ) -> socket.socket:
+        try:
+            addresses = _resolve(endpoint.host, endpoint.port)
+        except OSError as exc:  # socket.gaierror and friends
+            raise cannot_resolve(self._what, endpoint.host, exc) from None
+        attempts = Attempts(endpoint, self._what, self._limits.connect_timeout, self._clock)
+        for family, kind, proto, address, seconds in attempts.each(addresses):
+            sock = new_socket(family, kind, proto)
+            try:
+                sock.settimeout(seconds)
+                sock.connect(address)
+            except OSError as exc:
+                sock.close()
+                attempts.failed(address, exc)
+                continue
+            return sock if tls is None else _wrap_tls(sock, tls, endpoint.host, self._what)
+        raise attempts.error()
 
     def close(self) -> None:
         sock, self._sock = self._sock, None
@@ -216,32 +234,6 @@ class Attempts:
 
 def cannot_resolve(what: str, host: str, exc: OSError) -> ConnectError:
     return ConnectError(f"{what}: cannot resolve {host!r} ({_why(exc)})")
-
-
-def _connect(
-    endpoint: Endpoint,
-    connect_timeout: float,
-    clock: Deadline,
-    tls: ssl.SSLContext | None,
-    what: str,
-    new_socket: SocketFactory = socket.socket,
-) -> socket.socket:
-    try:
-        addresses = _resolve(endpoint.host, endpoint.port)
-    except OSError as exc:  # socket.gaierror and friends
-        raise cannot_resolve(what, endpoint.host, exc) from None
-    attempts = Attempts(endpoint, what, connect_timeout, clock)
-    for family, kind, proto, address, seconds in attempts.each(addresses):
-        sock = new_socket(family, kind, proto)
-        try:
-            sock.settimeout(seconds)
-            sock.connect(address)
-        except OSError as exc:
-            sock.close()
-            attempts.failed(address, exc)
-            continue
-        return sock if tls is None else _wrap_tls(sock, tls, endpoint.host, what)
-    raise attempts.error()
 
 
 def _wrap_tls(sock: socket.socket, tls: ssl.SSLContext, host: str, what: str) -> socket.socket:
