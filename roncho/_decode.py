@@ -13,7 +13,7 @@ import json
 import re
 from collections.abc import Callable, Container, Iterable
 from datetime import datetime
-from typing import Any, TypeVar
+from typing import Any, ClassVar, TypeVar
 
 from ._errors import DecodeError
 
@@ -40,6 +40,9 @@ def parse_timestamp(value: str) -> datetime:
     return datetime.fromisoformat(main + zone)  # a leap second (:60) raises ValueError
 
 
+Read = Callable[["_Fields", str], T]
+
+
 class _Fields:
     """Typed reads from one JSON object, each failure a DecodeError naming the field."""
 
@@ -53,18 +56,6 @@ class _Fields:
     def _fail(self, key: str, expected: str) -> DecodeError:
         got = "nothing" if key not in self.data else _kind(self.data[key])
         return DecodeError(f"{self.op}: {self.what}.{key} should be {expected}, got {got}")
-
-    def text(self, key: str) -> str:
-        value = self.data.get(key)
-        if not isinstance(value, str):
-            raise self._fail(key, "a string")
-        return value
-
-    def opt_text(self, key: str) -> str | None:
-        value = self.data.get(key)
-        if value is not None and not isinstance(value, str):
-            raise self._fail(key, "a string or null")
-        return value
 
     def obj(self, key: str) -> JSON:
         value = self.data.get(key)
@@ -81,29 +72,14 @@ class _Fields:
             raise self._fail(key, "an object or null")
         return value
 
-    def integer(self, key: str) -> int:
-        value = self.data.get(key)
-        if isinstance(value, bool) or not isinstance(value, int):
-            raise self._fail(key, "an integer")
-        return value
-
-    def opt_integer(self, key: str) -> int | None:
-        value = self.data.get(key)
-        if value is not None and (isinstance(value, bool) or not isinstance(value, int)):
-            raise self._fail(key, "an integer or null")
-        return value
-
-    def flag(self, key: str) -> bool:
-        value = self.data.get(key)
-        if not isinstance(value, bool):
-            raise self._fail(key, "true or false")
-        return value
-
-    def opt_flag(self, key: str) -> bool | None:
-        value = self.data.get(key)
-        if value is not None and not isinstance(value, bool):
-            raise self._fail(key, "true, false or null")
-        return value
+    # One read per JSON type, set below by _typed: ``text`` (a string), ``integer``,
+    # ``flag`` (true or false), and each ``opt_`` one, which also takes null.
+    text: ClassVar[Read[str]]
+    opt_text: ClassVar[Read[str | None]]
+    integer: ClassVar[Read[int]]
+    opt_integer: ClassVar[Read[int | None]]
+    flag: ClassVar[Read[bool]]
+    opt_flag: ClassVar[Read[bool | None]]
 
     def opt_text_list(self, key: str) -> tuple[str, ...] | None:
         value = self.data.get(key)
@@ -120,6 +96,29 @@ class _Fields:
         if not isinstance(value, list):
             raise self._fail(key, "a list")
         return value
+
+
+def _typed(kind: type, expected: str, optional: bool) -> Read[Any]:
+    """A read of one JSON type (a boolean is never an integer), null allowed if ``optional``."""
+
+    def read(fields: _Fields, key: str) -> Any:
+        value = fields.data.get(key)
+        if isinstance(value, kind) and (kind is bool or type(value) is not bool):
+            return value
+        if value is None and optional:
+            return None
+        raise fields._fail(key, f"{expected} or null" if optional else expected)
+
+    return read
+
+
+for _kind_of, _expected, _name in (
+    (str, "a string", "text"),
+    (int, "an integer", "integer"),
+    (bool, "true or false", "flag"),
+):
+    setattr(_Fields, _name, _typed(_kind_of, _expected, False))
+    setattr(_Fields, f"opt_{_name}", _typed(_kind_of, _expected, True))
 
 
 # How a model's field is read, by its annotation (a string: the models are written with
