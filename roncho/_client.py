@@ -16,7 +16,7 @@ from ._checks import MAX_PAGE_SIZE
 from ._exchange import Call, Exchange
 from ._methods import CALL, STREAM, WALK, Declared
 from ._models import Page
-from ._ops_store import Pages
+from ._ops_shapes import Pages
 from ._stream import ChatStream
 from ._transport import Connection
 

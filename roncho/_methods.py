@@ -16,7 +16,7 @@ from collections.abc import AsyncIterator, Callable, Coroutine, Iterator, Mappin
 from typing import TYPE_CHECKING, Any, Concatenate, Generic, ParamSpec, TypeVar, overload
 
 from ._exchange import Call
-from ._ops_store import Pages, Scope
+from ._ops_shapes import Pages, Scope
 
 if TYPE_CHECKING:
     from typing import Self

@@ -25,8 +25,8 @@ from ._ops_ask import (
     search_session,
     server_version,
 )
+from ._ops_shapes import Scope
 from ._ops_store import (
-    Scope,
     add_messages,
     delete_session,
     delete_workspace,

@@ -20,7 +20,7 @@ from ._models import (
     Page,
     QueueStatus,
 )
-from ._ops_store import Scope, items_of, list_page, path_id
+from ._ops_shapes import Scope, items_of, list_page, path_id
 
 T = TypeVar("T")
 

@@ -9,13 +9,12 @@ functions into their methods, so the signature and docstring here are the public
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
-from typing import Any, Generic, TypeVar
+from collections.abc import Iterable, Mapping
+from typing import Any
 
 from . import _checks as check
-from ._decode import decode_list
 from ._errors import ConfigError
-from ._exchange import Call, Response, decoded, nothing
+from ._exchange import Call, decoded, nothing
 from ._models import (
     DeleteAccepted,
     Message,
@@ -26,114 +25,16 @@ from ._models import (
     SessionPeerConfig,
     Workspace,
 )
-
-T = TypeVar("T")
-M = TypeVar("M", Workspace, Peer, Session)
-
-
-class Scope:
-    """Where a client's paths start: the base URL's prefix and its workspace."""
-
-    __slots__ = ("prefix", "workspace")
-
-    def __init__(self, prefix: str, workspace: str) -> None:
-        self.prefix = prefix
-        self.workspace = workspace
-
-    def root(self, *rest: str) -> str:
-        return "/".join((self.prefix + "/v3/workspaces", *rest))
-
-    def ws(self, *rest: str) -> str:
-        return self.root(self.workspace, *rest)
-
-
-def path_id(value: str, what: str) -> str:
-    return check.check_id(value, what)
-
-
-# -- shapes several operations share ----------------------------------------------------
-def _get_or_create(
-    op: str,
-    path: str,
-    resource_id: str,
-    model: Callable[[object, str, bool | None], M],
-    fields: dict[str, Any],
-    deadline: float | None,
-) -> Call[M]:
-    """POST a get-or-create; ``created`` on the result says 201 (made) or 200 (existed)."""
-    body = {"id": resource_id, **{k: v for k, v in fields.items() if v is not None}}
-
-    def created(response: Response) -> M:
-        made = response.status == 201
-        return decoded(op, lambda data, what: model(data, what, made))(response)
-
-    return Call(op, "POST", path, created, body=body, write=True, deadline=deadline)
-
-
-def _update(
-    op: str,
-    path: str,
-    metadata: Mapping[str, Any] | None,
-    configuration: Mapping[str, Any] | None,
-    model: Callable[[object, str], T],
-    deadline: float | None,
-) -> Call[T]:
-    """PUT metadata and configuration; None in either means "leave it as it is"."""
-    body = {
-        "metadata": check.meta(metadata),
-        "configuration": check.json_object(configuration, "configuration"),
-    }
-    return Call(op, "PUT", path, decoded(op, model), body=body, write=True, deadline=deadline)
-
-
-def list_page(
-    op: str,
-    path: str,
-    model: Callable[[object, str], T],
-    page: int,
-    size: int,
-    reverse: bool,
-    filters: Mapping[str, Any] | None,
-    deadline: float | None,
-) -> Call[Page[T]]:
-    """The shape every ``POST .../list`` shares: paging in the query, filters in the body."""
-    return Call(
-        op,
-        "POST",
-        path,
-        _page(op, model),
-        query=tuple(check.paging(page, size, reverse)),
-        body=check.filters_body(filters),
-        deadline=deadline,
-    )
-
-
-class Pages(Generic[T]):
-    """A walk over every page of a list: the first page's call, then after each answer
-    the next page's, or None once an answer was the last page."""
-
-    __slots__ = ("_call_for", "_page")
-
-    def __init__(self, call_for: Callable[[int], Call[Page[T]]]) -> None:
-        self._call_for = call_for
-        self._page = 1
-
-    def first(self) -> Call[Page[T]]:
-        return self._call_for(1)
-
-    def after(self, answer: Page[T]) -> Call[Page[T]] | None:
-        if self._page >= answer.pages or not answer.items:
-            return None
-        self._page += 1
-        return self._call_for(self._page)
-
-
-def _page(op: str, item: Callable[[object, str], T]) -> Callable[[Response], Page[T]]:
-    return decoded(op, lambda data, o: Page.decode(data, o, item))
-
-
-def items_of(op: str, item: Callable[[object, str], T]) -> Callable[[Response], tuple[T, ...]]:
-    return decoded(op, lambda data, o: decode_list(data, o, item))
+from ._ops_shapes import (
+    Pages,
+    Scope,
+    get_or_create,
+    items_of,
+    list_page,
+    page_of,
+    path_id,
+    update,
+)
 
 
 # -- O1 workspaces -------------------------------------------------------------------------
@@ -153,7 +54,7 @@ def get_or_create_workspace(
         "metadata": check.meta(metadata),
         "configuration": check.json_object(configuration, "configuration"),
     }
-    return _get_or_create(
+    return get_or_create(
         "get_or_create_workspace",
         scope.root(),
         scope.workspace,
@@ -174,7 +75,7 @@ def update_workspace(
 
     The server creates the workspace if it does not exist.
     """
-    return _update(
+    return update(
         "update_workspace", scope.ws(), metadata, configuration, Workspace.from_json, deadline
     )
 
@@ -230,7 +131,7 @@ def get_or_create_peer(
         "metadata": check.meta(metadata),
         "configuration": check.json_object(configuration, "configuration"),
     }
-    return _get_or_create(
+    return get_or_create(
         "get_or_create_peer",
         scope.ws("peers"),
         path_id(peer_id, "peer_id"),
@@ -250,7 +151,7 @@ def update_peer(
 ) -> Call[Peer]:
     """``PUT .../peers/{peer}``: both fields replace wholesale when given."""
     path = scope.ws("peers", path_id(peer_id, "peer_id"))
-    return _update("update_peer", path, metadata, configuration, Peer.from_json, deadline)
+    return update("update_peer", path, metadata, configuration, Peer.from_json, deadline)
 
 
 def list_peers(
@@ -296,7 +197,7 @@ def get_or_create_session(
         "peers": check.peer_map(peers),
         "configuration": check.json_object(configuration, "configuration"),
     }
-    return _get_or_create(
+    return get_or_create(
         "get_or_create_session",
         scope.ws("sessions"),
         path_id(session_id, "session_id"),
@@ -316,7 +217,7 @@ def update_session(
 ) -> Call[Session]:
     """``PUT .../sessions/{id}``: metadata replaces; configuration merges top-level keys."""
     path = scope.ws("sessions", path_id(session_id, "session_id"))
-    return _update("update_session", path, metadata, configuration, Session.from_json, deadline)
+    return update("update_session", path, metadata, configuration, Session.from_json, deadline)
 
 
 def list_sessions(
@@ -353,7 +254,7 @@ def list_session_peers(
     op = "list_session_peers"
     path = scope.ws("sessions", path_id(session_id, "session_id"), "peers")
     query = tuple(check.paging(page, size, None))
-    return Call(op, "GET", path, _page(op, Peer.from_json), query=query, deadline=deadline)
+    return Call(op, "GET", path, page_of(op, Peer.from_json), query=query, deadline=deadline)
 
 
 def _peer_config_path(scope: Scope, session_id: str, peer_id: str) -> str:

@@ -16,7 +16,7 @@ from .._base import ClientCore, encode_json, method_from
 from .._exchange import Call, Exchange
 from .._methods import CALL, STREAM, WALK, Declared
 from .._models import Page
-from .._ops_store import Pages
+from .._ops_shapes import Pages
 from ._closing import AsyncClosing
 from ._stream import AsyncChatStream
 from ._transport import AsyncConnection
