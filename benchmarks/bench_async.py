@@ -52,7 +52,9 @@ def _median(samples: Samples, contender: str, op: str, metric: str) -> float:
 def report(samples: Samples) -> tuple[str, list[str]]:
     names = list(samples)
     has_sdk = "sdk-async" in samples
+    has_alt = "roncho-async-alt" in samples
     header = ["operation", "metric (us/call)", *names, "roncho/floor"]
+    header += ["roncho-alt/floor"] if has_alt else []
     header += ["roncho/SDK"] if has_sdk else []
     rows = []
     goals = []
@@ -61,6 +63,9 @@ def report(samples: Samples) -> tuple[str, list[str]]:
             row = [op, label, *(Summary.of(samples[c][op][metric]).show(0) for c in names)]
             mine = _median(samples, "roncho-async", op, metric)
             row.append(ratio(mine, _median(samples, "asyncio-floor", op, metric)))
+            if has_alt:
+                alt = _median(samples, "roncho-async-alt", op, metric)
+                row.append(ratio(alt, _median(samples, "asyncio-floor", op, metric)))
             if has_sdk:
                 row.append(ratio(mine, _median(samples, "sdk-async", op, metric)))
             rows.append(row)

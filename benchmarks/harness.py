@@ -54,6 +54,10 @@ def clean_env(**extra: str) -> dict[str, str]:
     return env
 
 
+# --compare DIR: the contenders that run the roncho in DIR, and the worker contender each is.
+ALT = {"roncho-alt": "roncho", "roncho-async-alt": "roncho-async"}
+
+
 @dataclass
 class Interpreters:
     python: str
@@ -68,7 +72,7 @@ class Interpreters:
         if name in ("sdk", "sdk-async"):
             assert self.sdk_python is not None
             return self.sdk_python, self.sdk_env
-        if name == "roncho-alt":
+        if name in ALT:
             assert self.alt_env is not None
             return self.python, self.alt_env
         return self.python, self.env
@@ -80,8 +84,8 @@ class Interpreters:
             if name in ("sdk", "sdk-async") and self.sdk_python is None:
                 continue
             out.append(name)
-            if name == "roncho" and self.alt_env is not None:
-                out.append("roncho-alt")
+            if self.alt_env is not None and f"{name}-alt" in ALT:
+                out.append(f"{name}-alt")
         return out
 
 
@@ -151,7 +155,7 @@ def interpreters(
 def run_worker(interp: Interpreters, contender: str, spec: dict[str, Any]) -> Any:
     """One worker process for one contender; its JSON answer."""
     python, env = interp.for_contender(contender)
-    spec = {**spec, "contender": "roncho" if contender == "roncho-alt" else contender}
+    spec = {**spec, "contender": ALT.get(contender, contender)}
     out = subprocess.run(
         [python, str(WORKER), json.dumps(spec)],
         env=env,

@@ -388,6 +388,23 @@ class MessageCreate(Record):
     configuration: JSON | None = None
     """Only ``{"reasoning": {...}}`` (refused here otherwise: the server drops the rest)."""
 
+    # Written out, not the Record's generic __init__: memoryd makes one per turn, and
+    # add_messages takes up to 100 (0.43 instead of 0.72 us each). The same parameters,
+    # defaults and errors (tests/unit/test_models.py holds it to the fields).
+    def __init__(
+        self,
+        peer_id: str,
+        content: str,
+        metadata: JSON | None = None,
+        created_at: str | datetime | None = None,
+        configuration: JSON | None = None,
+    ) -> None:
+        _set_peer_id(self, peer_id)
+        _set_content(self, content)
+        _set_metadata(self, metadata)
+        _set_created_at(self, created_at)
+        _set_configuration(self, configuration)
+
     def to_json(self, where: str = "message") -> JSON:
         check_id(self.peer_id, f"{where}.peer_id")
         body: JSON = {
@@ -410,6 +427,11 @@ class MessageCreate(Record):
                 )
             body["configuration"] = config
         return body
+
+
+_set_peer_id, _set_content, _set_metadata, _set_created_at, _set_configuration = (
+    getattr(storage(MessageCreate), name).__set__ for name in MessageCreate.__record__.names
+)
 
 
 class ConclusionCreate(Record):

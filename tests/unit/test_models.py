@@ -748,3 +748,22 @@ def test_every_field_a_model_reads_by_annotation_has_a_reader() -> None:
             if f.name not in cls._given:  # those its decoder sets itself
                 assert reader_of(f.annotation, bool(f.how)), (cls, f.name)
     assert {"Message", "Conclusion", "Peer", "Session", "Workspace", "Health"} <= set(seen)
+
+
+def test_message_create_init_written_out_matches_its_fields() -> None:
+    """MessageCreate's __init__ is written by hand for speed; it must take exactly its
+    fields, in order, with their defaults, and set every one."""
+    import inspect
+
+    from roncho import MessageCreate
+
+    parameters = list(inspect.signature(MessageCreate.__init__).parameters.values())[1:]
+    fields = MessageCreate.__record__.fields
+    assert [p.name for p in parameters] == [f.name for f in fields]
+    for p, f in zip(parameters, fields, strict=True):
+        assert p.kind is inspect.Parameter.POSITIONAL_OR_KEYWORD
+        assert p.default is (inspect.Parameter.empty if not f.how else f.default)
+    full = MessageCreate("alice", "hi", {"k": 1}, "2026-12-01T00:00:00Z", {"reasoning": {}})
+    assert [getattr(full, f.name) for f in fields] == [
+        "alice", "hi", {"k": 1}, "2026-12-01T00:00:00Z", {"reasoning": {}},
+    ]  # fmt: skip
