@@ -183,12 +183,18 @@ def _kind(value: object) -> str:
 
 
 def parse_json(text: str) -> Any:
-    """json.loads that refuses NaN and Infinity, which are not JSON (ValueError)."""
-    return json.loads(text, parse_constant=_refuse_constant)
+    """json.loads that refuses NaN and Infinity, which are not JSON (ValueError).
+
+    One decoder serves every call (json.loads with ``parse_constant`` would build a new
+    one, and its scanner, each time); it keeps no state between calls."""
+    return _DECODER.decode(text)
 
 
 def _refuse_constant(name: str) -> None:
     raise ValueError(f"{name} is not JSON")
+
+
+_DECODER = json.JSONDecoder(parse_constant=_refuse_constant)
 
 
 def decode_list(data: object, op: str, item: Callable[[object, str], T]) -> tuple[T, ...]:
