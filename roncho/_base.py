@@ -290,13 +290,16 @@ def method_from(build: Callable[..., Any], method: F, returns: str = "{}") -> F:
     standing for what the operation answers (``Call[Peer]`` and ``Pages[Peer]`` give
     ``Peer``). Nothing is compiled at import: the shown function shares the operation's code.
     """
-    code = build.__code__  # never run through ``shown``: only its names are read
+    # A derived operation (a streamed twin) shows the parameters of the one it derives from.
+    source = getattr(build, "__signature_from__", build)
+    code = source.__code__  # never run through ``shown``: only its names are read
     names = ("self", *code.co_varnames[1:])
     shown = FunctionType(
-        code.replace(co_varnames=names), build.__globals__, build.__name__, build.__defaults__
+        code.replace(co_varnames=names), source.__globals__, build.__name__, source.__defaults__
     )
-    shown.__kwdefaults__ = build.__kwdefaults__
-    notes = {k: v for k, v in build.__annotations__.items() if k != code.co_varnames[0]}
+    shown.__kwdefaults__ = source.__kwdefaults__
+    notes = {k: v for k, v in source.__annotations__.items() if k != code.co_varnames[0]}
+    notes["return"] = build.__annotations__.get("return", notes.get("return", ""))
     result = str(notes.get("return", ""))
     if result.startswith(("Call[", "Pages[")) and result.endswith("]"):
         result = result[result.index("[") + 1 : -1]

@@ -5,8 +5,8 @@ The same rules as part 1 (``_ops_store``): checks first, then a ``Call``; no I/O
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
-from typing import Any, TypeVar
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any, Concatenate, ParamSpec, TypeVar
 
 from . import _checks as check
 from ._errors import ConfigError, DecodeError, StatusError
@@ -21,8 +21,10 @@ from ._models import (
     QueueStatus,
 )
 from ._ops_shapes import Scope, items_of, list_page, path_id
+from ._record import replace
 
 T = TypeVar("T")
+P = ParamSpec("P")
 
 
 # -- O8 / O9 conclusions -------------------------------------------------------------------
@@ -176,7 +178,6 @@ def _chat_body(
     include_evidence: bool,
     response_format: Mapping[str, Any] | None,
     filters: Mapping[str, Any] | None,
-    stream: bool,
 ) -> dict[str, Any]:
     body: dict[str, Any] = {"query": check.text(query, "query", check.MAX_QUERY_CHARS)}
     if target is not None:
@@ -197,18 +198,24 @@ def _chat_body(
                 f"chat filters may hold only 'session_id' (the server refuses {sorted(extra)})"
             )
         body["filters"] = chat_filters
-    if stream:
-        body["stream"] = True
     return body
 
 
-def _peer_chat(
-    op: str, scope: Scope, peer_id: str, body: dict[str, Any], deadline: float | None
-) -> Call[Any]:
-    path = scope.ws("peers", path_id(peer_id, "peer_id"), "chat")
-    stream = body.get("stream") is True
-    decode = nothing if stream else decoded(op, ChatAnswer.from_json)
-    return Call(op, "POST", path, decode, body=body, stream=stream, deadline=deadline)
+def streamed(
+    ask: Callable[Concatenate[Scope, P], Call[Any]], name: str, doc: str
+) -> Callable[Concatenate[Scope, P], Call[None]]:
+    """The streamed twin of a dialectic call: the same parameters and checks, with
+    ``stream: true`` in the body and the answer read as chat chunks."""
+
+    def build(scope: Scope, /, *args: P.args, **kwargs: P.kwargs) -> Call[None]:
+        call = ask(scope, *args, **kwargs)
+        body = {**call.body, "stream": True}
+        return replace(call, op=name, body=body, decode=nothing, stream=True)
+
+    build.__name__ = build.__qualname__ = name
+    build.__doc__ = doc
+    build.__signature_from__ = ask  # type: ignore[attr-defined]  # what method_from shows
+    return build
 
 
 def chat(
@@ -231,47 +238,22 @@ def chat(
     ``include_evidence`` needs a server newer than 3.0.12.
     """
     body = _chat_body(
-        query,
-        target,
-        session_id,
-        reasoning_level,
-        include_evidence,
-        response_format,
-        filters,
-        False,
+        query, target, session_id, reasoning_level, include_evidence, response_format, filters
     )
-    return _peer_chat("chat", scope, peer_id, body, deadline)
+    path = scope.ws("peers", path_id(peer_id, "peer_id"), "chat")
+    decode = decoded("chat", ChatAnswer.from_json)
+    return Call("chat", "POST", path, decode, body=body, deadline=deadline)
 
 
-def chat_stream(
-    scope: Scope,
-    peer_id: str,
-    query: str,
-    *,
-    target: str | None = None,
-    session_id: str | None = None,
-    reasoning_level: str | None = None,
-    include_evidence: bool = False,
-    response_format: Mapping[str, Any] | None = None,
-    filters: Mapping[str, Any] | None = None,
-    deadline: float | None = None,
-) -> Call[None]:
+chat_stream = streamed(
+    chat,
+    "chat_stream",
     """chat() as a stream of ChatChunk; use it as a context manager so it closes.
 
     The idle read timeout applies between chunks, so a slow answer can be told from
     a dead one. The final chunk has ``done`` set and carries any evidence.
-    """
-    body = _chat_body(
-        query,
-        target,
-        session_id,
-        reasoning_level,
-        include_evidence,
-        response_format,
-        filters,
-        True,
-    )
-    return _peer_chat("chat_stream", scope, peer_id, body, deadline)
+    """,
+)
 
 
 def _no_workspace_chat(exc: StatusError) -> Any:
@@ -286,23 +268,6 @@ def _no_workspace_chat(exc: StatusError) -> Any:
             f"has no workspace chat (added after Honcho 3.0.12)",
         ) from None
     raise exc
-
-
-def _workspace_chat(
-    op: str, scope: Scope, body: dict[str, Any], deadline: float | None
-) -> Call[Any]:
-    stream = body.get("stream") is True
-    decode = nothing if stream else decoded(op, ChatAnswer.from_json)
-    return Call(
-        op,
-        "POST",
-        scope.ws("chat"),
-        decode,
-        body=body,
-        stream=stream,
-        on_status=_no_workspace_chat,
-        deadline=deadline,
-    )
 
 
 def chat_workspace(
@@ -320,26 +285,23 @@ def chat_workspace(
     Raises StatusError saying so when the server has no such route (404 or 405).
     """
     body = _chat_body(
-        query, None, session_id, reasoning_level, include_evidence, response_format, None, False
+        query, None, session_id, reasoning_level, include_evidence, response_format, None
     )
-    return _workspace_chat("chat_workspace", scope, body, deadline)
+    decode = decoded("chat_workspace", ChatAnswer.from_json)
+    return Call(
+        "chat_workspace",
+        "POST",
+        scope.ws("chat"),
+        decode,
+        body=body,
+        on_status=_no_workspace_chat,
+        deadline=deadline,
+    )
 
 
-def chat_workspace_stream(
-    scope: Scope,
-    query: str,
-    *,
-    session_id: str | None = None,
-    reasoning_level: str | None = None,
-    include_evidence: bool = False,
-    response_format: Mapping[str, Any] | None = None,
-    deadline: float | None = None,
-) -> Call[None]:
-    """chat_workspace() as a stream of ChatChunk."""
-    body = _chat_body(
-        query, None, session_id, reasoning_level, include_evidence, response_format, None, True
-    )
-    return _workspace_chat("chat_workspace_stream", scope, body, deadline)
+chat_workspace_stream = streamed(
+    chat_workspace, "chat_workspace_stream", """chat_workspace() as a stream of ChatChunk."""
+)
 
 
 # -- O13 / O14 and extras ------------------------------------------------------------------
