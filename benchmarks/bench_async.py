@@ -16,7 +16,7 @@ import os
 import sys
 from typing import Any
 
-from harness import REPO, Interpreters, run_worker
+from harness import REPO, Interpreters, Samples, rotating_rounds, run_worker
 from server import Server
 from stats import Summary, ratio, table, verdict
 
@@ -27,22 +27,11 @@ WARMUP = 5
 LOAD_CALLS, LOAD_IN_FLIGHT = 1000, 50
 NAMES = ("roncho-async", "asyncio-floor", "sdk-async")
 
-Samples = dict[str, dict[str, dict[str, list[float]]]]
-
 
 def run(server: Server, interp: Interpreters, rounds: int, smoke: bool) -> Samples:
     plan = [[op, max(3, ITERATIONS[op] // (SMOKE_DIVISOR if smoke else 1))] for op in OPS]
     spec = {"kind": "run_async_calls", "url": server.url, "ops": plan, "warmup": WARMUP}
-    contenders = interp.contenders(*NAMES)
-    samples: Samples = {c: {} for c in contenders}
-    for r in range(rounds):
-        order = contenders[r % len(contenders) :] + contenders[: r % len(contenders)]
-        for contender in order:
-            for op, figures in run_worker(interp, contender, spec).items():
-                per_op = samples[contender].setdefault(op, {})
-                for metric, value in figures.items():
-                    per_op.setdefault(metric, []).append(value)
-    return samples
+    return rotating_rounds(interp, interp.contenders(*NAMES), spec, rounds)
 
 
 def _median(samples: Samples, contender: str, op: str, metric: str) -> float:

@@ -17,9 +17,7 @@ Scale: add:1 / add:10 / add:100, and list pages of 1, 10, 100 messages of 1 KiB 
 
 from __future__ import annotations
 
-from typing import Any
-
-from harness import Interpreters, run_worker
+from harness import Interpreters, Samples, rotating_rounds
 from server import Server
 from stats import Summary, ratio, table, verdict
 
@@ -49,24 +47,12 @@ ITERATIONS = {
 SMOKE_DIVISOR = 10
 WARMUP = 5
 
-Samples = dict[str, dict[str, dict[str, list[float]]]]  # contender -> op -> metric -> samples
-
 
 def run(server: Server, interp: Interpreters, rounds: int, smoke: bool) -> Samples:
     ops = list(dict.fromkeys(CALL_OPS + SCALE_OPS))
     plan = [[op, max(3, ITERATIONS[op] // (SMOKE_DIVISOR if smoke else 1))] for op in ops]
     spec = {"kind": "run_calls", "url": server.url, "ops": plan, "warmup": WARMUP}
-    contenders = interp.contenders("roncho", "stdlib", "sdk")
-    samples: Samples = {c: {} for c in contenders}
-    for r in range(rounds):
-        order = contenders[r % len(contenders) :] + contenders[: r % len(contenders)]
-        for contender in order:
-            result: dict[str, Any] = run_worker(interp, contender, spec)
-            for op, figures in result.items():
-                per_op = samples[contender].setdefault(op, {})
-                for metric, value in figures.items():
-                    per_op.setdefault(metric, []).append(value)
-    return samples
+    return rotating_rounds(interp, interp.contenders("roncho", "stdlib", "sdk"), spec, rounds)
 
 
 def _median(samples: Samples, contender: str, op: str, metric: str) -> float:

@@ -152,6 +152,26 @@ def interpreters(
     )
 
 
+# contender -> operation -> metric -> one figure per round
+Samples = dict[str, dict[str, dict[str, list[float]]]]
+
+
+def rotating_rounds(
+    interp: Interpreters, contenders: list[str], spec: dict[str, Any], rounds: int
+) -> Samples:
+    """``rounds`` rounds of one worker per contender, the order rotating each round so the
+    same background load falls on each; every figure a worker returns is kept."""
+    samples: Samples = {c: {} for c in contenders}
+    for r in range(rounds):
+        order = contenders[r % len(contenders) :] + contenders[: r % len(contenders)]
+        for contender in order:
+            for op, figures in run_worker(interp, contender, spec).items():
+                per_op = samples[contender].setdefault(op, {})
+                for metric, value in figures.items():
+                    per_op.setdefault(metric, []).append(value)
+    return samples
+
+
 def run_worker(interp: Interpreters, contender: str, spec: dict[str, Any]) -> Any:
     """One worker process for one contender; its JSON answer."""
     python, env = interp.for_contender(contender)

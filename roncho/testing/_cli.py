@@ -65,6 +65,19 @@ def _port(text: str) -> int:
     return value
 
 
+def _seconds_flag(
+    group: argparse._ArgumentGroup, flag: str, defaults: dict[str, Any], text: str
+) -> None:
+    """A flag taking seconds, defaulting to FakeHoncho's own keyword of the same name."""
+    group.add_argument(
+        flag,
+        type=_seconds,
+        default=defaults.get(flag[2:].replace("-", "_")),
+        metavar="S",
+        help=f"{text} (default %(default)s)",
+    )
+
+
 def build_parser() -> argparse.ArgumentParser:
     defaults = FakeHoncho.__init__.__kwdefaults__ or {}
     parser = _Parser(
@@ -115,49 +128,30 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="N",
         help="token target of the batching gate, 0 turns the gate off (default %(default)s)",
     )
-    deriver.add_argument(
+    _seconds_flag(
+        deriver,
         "--batch-max-age",
-        type=_seconds,
-        default=defaults.get("batch_max_age"),
-        metavar="S",
-        help="seconds after which a waiting batch is released anyway (default %(default)s)",
+        defaults,
+        "seconds after which a waiting batch is released anyway",
     )
-    deriver.add_argument(
+    _seconds_flag(
+        deriver,
         "--deriver-delay",
-        type=_seconds,
-        default=defaults.get("deriver_delay"),
-        metavar="S",
-        help="seconds from a batch being claimed to its conclusions (default %(default)s)",
+        defaults,
+        "seconds from a batch being claimed to its conclusions",
     )
-    deriver.add_argument(
-        "--enqueue-delay",
-        type=_seconds,
-        default=defaults.get("enqueue_delay"),
-        metavar="S",
-        help="seconds before new queue items become visible (default %(default)s)",
+    _seconds_flag(
+        deriver, "--enqueue-delay", defaults, "seconds before new queue items become visible"
     )
     timing = parser.add_argument_group("other delays")
-    timing.add_argument(
+    _seconds_flag(
+        timing,
         "--purge-delay",
-        type=_seconds,
-        default=defaults.get("purge_delay"),
-        metavar="S",
-        help="seconds from an accepted session/workspace delete to its purge (default %(default)s)",
+        defaults,
+        "seconds from an accepted session/workspace delete to its purge",
     )
-    timing.add_argument(
-        "--chat-delay",
-        type=_seconds,
-        default=defaults.get("chat_delay"),
-        metavar="S",
-        help="seconds a chat takes before answering (default %(default)s)",
-    )
-    timing.add_argument(
-        "--stream-chunk-delay",
-        type=_seconds,
-        default=defaults.get("stream_chunk_delay"),
-        metavar="S",
-        help="seconds between streamed chat chunks (default %(default)s)",
-    )
+    _seconds_flag(timing, "--chat-delay", defaults, "seconds a chat takes before answering")
+    _seconds_flag(timing, "--stream-chunk-delay", defaults, "seconds between streamed chat chunks")
     parser.add_argument(
         "--control",
         action="store_true",

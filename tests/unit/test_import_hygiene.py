@@ -81,9 +81,9 @@ _PROBE = textwrap.dedent(
 )
 
 
-def _probe(mode: str) -> dict[str, Any]:
+def _probe(mode: str, probe: str = _PROBE) -> dict[str, Any]:
     result = subprocess.run(
-        [sys.executable, "-I", "-B", "-c", f"MODE = {mode!r}\n" + _PROBE],
+        [sys.executable, "-I", "-B", "-c", f"MODE = {mode!r}\n" + probe],
         capture_output=True,
         text=True,
         timeout=SUBPROCESS_TIMEOUT,
@@ -131,15 +131,7 @@ def test_import_sets_no_global_socket_timeout(report: dict[str, Any]) -> None:
 def test_import_probe_would_notice_an_environment_read() -> None:
     """The recorder is live: a read made after import, on purpose, is reported."""
     probe = _PROBE.replace('if MODE == "client":', 'os.environ.get("HOME")\nif MODE == "client":')
-    result = subprocess.run(
-        [sys.executable, "-I", "-B", "-c", "MODE = 'import'\n" + probe],
-        capture_output=True,
-        text=True,
-        timeout=SUBPROCESS_TIMEOUT,
-        cwd="/",
-    )
-    assert result.returncode == 0, result.stderr
-    reads = json.loads(result.stdout)["environ"]
+    reads = _probe("import", probe)["environ"]
     assert [what for what, _caller in reads] == ["get HOME"]
 
 
@@ -157,15 +149,7 @@ def test_import_roncho_aio_loads_asyncio_but_no_ssl_thread_or_environment() -> N
         "aio.close()\n"
         'if MODE == "client":',
     )
-    result = subprocess.run(
-        [sys.executable, "-I", "-B", "-c", "MODE = 'import'\n" + probe],
-        capture_output=True,
-        text=True,
-        timeout=SUBPROCESS_TIMEOUT,
-        cwd="/",
-    )
-    assert result.returncode == 0, result.stderr
-    report = json.loads(result.stdout)
+    report = _probe("import", probe)
     modules = set(report["new_modules"])
     assert "asyncio" in modules and "roncho.aio" in modules
     assert "concurrent.futures.thread" not in modules  # no executor, so no thread pool
