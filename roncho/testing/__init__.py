@@ -35,8 +35,10 @@ deriver timing (`deriver_delay`, `enqueue_delay`), its batching gate (`batch_tok
 `workspace_chat=False` for a server without `POST /v3/workspaces/{w}/chat`, and `version`
 (`"3.2.0"`, the default, or `"3.0.12"`): the Honcho version to imitate where versions differ
 (`PROFILES`, docs/emulator-profiles.md).
-`fake.faults` holds one-shot faults (`slow_next`, `fail_next`, `stall_stream_next`,
-`close_mid_body_next`); `fake.requests` records every request (Authorization redacted);
+`fake.faults` holds fault rules (`fake.faults.add(method=, route=, nth=, probability=,
+latency=Latency.lognormal(...), status=, stream="split_utf8", ...)`, docs/emulator.md) and the
+one-shot switches (`slow_next`, `fail_next`, `stall_stream_next`, `close_mid_body_next`);
+`fake.requests` records every request (Authorization redacted);
 `fake.deriver_log()` tells which gate (`tokens`, `age`, `flush`) released each queue item.
 
 Behaviour follows the reference of the project (observed 3.2.0 / 3.0.12 server where it was
@@ -82,18 +84,22 @@ from __future__ import annotations
 
 from .._public import publish as _publish
 from ._deriver import DeriverRecord
+from ._faults import FaultRule, Faults, Latency, RuleState
 from ._options import Options
 from ._profiles import PROFILES, Profile
-from ._server import FakeHoncho, Faults, RecordedRequest
+from ._server import FakeHoncho, RecordedRequest
 
 __all__ = [
     "PROFILES",
     "DeriverRecord",
     "FakeHoncho",
+    "FaultRule",
     "Faults",
+    "Latency",
     "Options",
     "Profile",
     "RecordedRequest",
+    "RuleState",
 ]
 
 _publish(globals(), __all__)  # tracebacks and reprs say roncho.testing.FakeHoncho
