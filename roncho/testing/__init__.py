@@ -39,7 +39,10 @@ deriver timing (`deriver_delay`, `enqueue_delay`), its batching gate (`batch_tok
 latency=Latency.lognormal(...), status=, stream="split_utf8", ...)`, docs/emulator.md) and the
 one-shot switches (`slow_next`, `fail_next`, `stall_stream_next`, `close_mid_body_next`);
 `fake.requests` records every request (Authorization redacted);
-`fake.deriver_log()` tells which gate (`tokens`, `age`, `flush`) released each queue item.
+`fake.deriver_log()` tells which gate (`tokens`, `age`, `flush`) released each queue item;
+with `deriver="manual"` nothing is derived until `fake.deriver.step()`.
+`fake.export_state()` / `fake.restore_state(snapshot)` save and load all state as versioned
+JSON (a snapshot of another roncho version is refused with `SnapshotError`).
 
 Behaviour follows the reference of the project (observed 3.2.0 / 3.0.12 server where it was
 observed, else the 3.0.12 source): 201/200 get-or-create, 202 deletes with background purge,
@@ -88,6 +91,7 @@ from ._faults import FaultRule, Faults, Latency, RuleState
 from ._options import Options
 from ._profiles import PROFILES, Profile
 from ._server import FakeHoncho, RecordedRequest
+from ._snapshot import SnapshotError
 
 __all__ = [
     "PROFILES",
@@ -100,6 +104,7 @@ __all__ = [
     "Profile",
     "RecordedRequest",
     "RuleState",
+    "SnapshotError",
 ]
 
 _publish(globals(), __all__)  # tracebacks and reprs say roncho.testing.FakeHoncho

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 from . import _auth
 from ._common import ApiError
 from ._faults import MAX_FAULT_SECONDS, FaultRule
+from ._snapshot import SnapshotError
 from ._web import Response, compile_template, error_response, json_response
 
 if TYPE_CHECKING:
@@ -136,6 +137,27 @@ def _deriver(fake: FakeHoncho, body: Mapping[str, Any], params: Mapping[str, str
     return [asdict(record) for record in fake.deriver_log()]
 
 
+def _deriver_step(fake: FakeHoncho, body: Mapping[str, Any], params: Mapping[str, str]) -> object:
+    batches = body.get("batches")
+    if batches is not None and (
+        isinstance(batches, bool) or not isinstance(batches, int) or batches < 1
+    ):
+        raise ApiError(422, "'batches' must be an integer >= 1 (or absent for all)")
+    return [asdict(record) for record in fake.deriver.step(batches)]
+
+
+def _export_state(fake: FakeHoncho, body: Mapping[str, Any], params: Mapping[str, str]) -> object:
+    return fake.export_state()
+
+
+def _restore_state(fake: FakeHoncho, body: Mapping[str, Any], params: Mapping[str, str]) -> object:
+    try:
+        fake.restore_state(dict(body))
+    except SnapshotError as error:
+        raise ApiError(422, str(error)) from None
+    return {"restored": True}
+
+
 ROUTES: dict[tuple[str, str], Handler] = {
     ("GET", "/info"): _info,
     ("POST", "/reset"): _reset,
@@ -150,6 +172,9 @@ ROUTES: dict[tuple[str, str], Handler] = {
     ("GET", "/requests"): _requests,
     ("DELETE", "/requests"): _clear_requests,
     ("GET", "/deriver"): _deriver,
+    ("POST", "/deriver/step"): _deriver_step,
+    ("GET", "/state"): _export_state,
+    ("POST", "/state"): _restore_state,
 }
 
 

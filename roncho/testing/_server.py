@@ -21,7 +21,7 @@ from urllib.parse import parse_qsl, unquote, urlsplit
 from . import _auth, _control
 from ._app import App
 from ._common import ApiError
-from ._deriver import DeriverRecord
+from ._deriver import Deriver, DeriverRecord
 from ._faults import Faults, error_event, split_utf8_chunks
 from ._options import Options
 from ._web import Request, Response, error_response, json_response
@@ -323,6 +323,12 @@ class FakeHoncho:
         with self._requests_lock:
             self._requests.append(request)
 
+    @property
+    def deriver(self) -> Deriver:
+        """The simulated deriver: `fake.deriver.step()` derives now (see `deriver="manual"`),
+        `fake.deriver.log()` is `deriver_log()`."""
+        return self._app.deriver
+
     def deriver_log(self) -> list[DeriverRecord]:
         """Every completed deriver queue item with the gate that released it, oldest first.
 
@@ -330,6 +336,22 @@ class FakeHoncho:
         for summary items.
         """
         return self._app.deriver.log()
+
+    def export_state(self) -> dict[str, Any]:
+        """Everything the emulator holds (workspaces, peers, sessions, messages, conclusions,
+        queue, cards, scopes, the deriver log) as versioned JSON-ready data; the request
+        record and fault rules are not part of it."""
+        return self._app.export_state()
+
+    def restore_state(self, snapshot: object) -> None:
+        """Replace all state by an `export_state()` snapshot (from this emulator or another of
+        the same roncho version). Options, faults and the request record stay.
+
+        Raises:
+            SnapshotError: (a ValueError) the snapshot is of another emulator version, another
+                format, or broken; nothing changed.
+        """
+        self._app.restore_state(snapshot)
 
     def close(self) -> None:
         """Stop serving and the deriver; idempotent."""

@@ -153,6 +153,17 @@ class Store:
         self._seq += 1
         return self._seq
 
+    @property
+    def seq(self) -> int:
+        """The last id sequence number given out (snapshots keep it)."""
+        return self._seq
+
+    def replace(self, workspaces: dict[str, Workspace], seq: int) -> None:
+        """Put restored state in place of this one (caller holds the lock)."""
+        self.workspaces.clear()
+        self.workspaces.update(workspaces)
+        self._seq = seq
+
 
 # ---- response shapes (reference §3) ----
 

@@ -121,7 +121,12 @@ def delete(ws: Workspace | None, w: str, name: str, deriver: Deriver, purge_dela
         raise missing(name, w)
     session = active(ws, name)
     session.is_active = False
-    deriver.schedule(purge_delay, lambda: _purge(ws, session))
+    schedule_purge(ws, session, deriver, purge_delay)
+
+
+def schedule_purge(ws: Workspace, session: Session, deriver: Deriver, delay: float) -> None:
+    """Purge a deleted session `delay` seconds from now."""
+    deriver.schedule(delay, lambda: _purge(ws, session))
 
 
 def _purge(ws: Workspace, session: Session) -> None:
