@@ -44,8 +44,8 @@ with `deriver="manual"` nothing is derived until `fake.deriver.step()`.
 `fake.export_state()` / `fake.restore_state(snapshot)` save and load all state as versioned
 JSON (a snapshot of another roncho version is refused with `SnapshotError`).
 
-Behaviour follows the reference of the project (observed 3.2.0 / 3.0.12 server where it was
-observed, else the 3.0.12 source): 201/200 get-or-create, 202 deletes with background purge,
+Behaviour follows the real server (observed 3.2.0 / 3.0.12 servers where they were observed,
+else the 3.0.12 source): 201/200 get-or-create, 202 deletes with background purge,
 409 workspace delete with active sessions, 405 message delete, 204 conclusion delete with a JSON
 content type, FastAPI's 422 list shape for body errors and Honcho's string shape for filter
 errors, 401 for every auth failure.

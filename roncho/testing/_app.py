@@ -1,7 +1,7 @@
 """The emulated server behind the sockets: `App.dispatch(request) -> Response`.
 
 It matches the route the way Starlette does (first full match wins; a path match with another
-method is 405; otherwise 404), checks the key when auth is on (reference §2), then runs the
+method is 405; otherwise 404), checks the key when auth is on, then runs the
 handler. The routes come from `_routes` (HTTP glue), the state rules from `_backends`;
 handlers hold the store lock while they read or change state and never sleep holding it.
 """

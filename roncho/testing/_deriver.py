@@ -33,7 +33,7 @@ from ._state import Conclusion, Message, QueueItem, Session, Store, Workspace
 
 # How often the thread re-checks the age gate and due completions when nothing wakes it.
 TICK = 0.01
-# Reference §4.2: a summary item every 20 messages (short) and 60 (long) by default.
+# Honcho's defaults: a summary item every 20 messages (short) and 60 (long).
 DEFAULT_SHORT_SUMMARY_EVERY = 20
 DEFAULT_LONG_SUMMARY_EVERY = 60
 # The deriver's conclusions quote at most this much of the message.
@@ -64,7 +64,7 @@ def reasoning_enabled(message: Message, session: Session, ws: Workspace) -> bool
         if isinstance(reasoning, dict) and isinstance(reasoning.get("enabled"), bool):
             return bool(reasoning["enabled"])
         if index == 0:
-            continue  # legacy keys are dropped at message level (reference §4.2)
+            continue  # the server drops legacy keys at message level
         legacy = config.get("deriver")
         if isinstance(legacy, dict) and isinstance(legacy.get("enabled"), bool):
             return bool(legacy["enabled"])

@@ -5,7 +5,7 @@ Every route handler and the deriver thread take `Store.lock` for the whole of th
 the store, so each request sees and leaves a consistent state. `Store.changed` (a Condition
 on the same lock) wakes the deriver when messages arrive.
 
-Queue item states (reference O14):
+Queue item states:
 
     pending --(gate opens: tokens / age / flush)--> in_progress --(deriver_delay)--> completed
 
@@ -165,7 +165,7 @@ class Store:
         self._seq = seq
 
 
-# ---- response shapes (reference §3) ----
+# ---- response shapes, as the server renders them ----
 
 
 def workspace_json(ws: Workspace) -> JsonDict:

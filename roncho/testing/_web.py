@@ -29,7 +29,7 @@ Access = Literal["public", "admin", "self", "workspace", "peer", "member_read", 
 
 @dataclass(frozen=True, slots=True)
 class Request:
-    """A parsed request as the app sees it (path already percent-decoded, reference §1.2)."""
+    """A parsed request as the app sees it (path percent-decoded, as Starlette routes it)."""
 
     method: str
     path: str
@@ -112,7 +112,7 @@ P = W + "/peers/{p}"
 
 
 def page(query: Mapping[str, str], items: list[JsonDict]) -> JsonDict:
-    """fastapi-pagination's Page: `{items,total,page,size,pages}` (reference §1.5)."""
+    """fastapi-pagination's Page: `{items,total,page,size,pages}`."""
     number = query_int(query, "page", 1, ge=1, le=None)
     size = query_int(query, "size", 50, ge=1, le=100)
     total = len(items)
@@ -163,7 +163,7 @@ def check_configuration(config: JsonDict | None, loc: list[str | int]) -> JsonDi
 
 
 def require_member(ctx: Ctx, ws: Workspace | None, session_name: str) -> None:
-    """A peer key may only read sessions it is an active member of (reference §2)."""
+    """A peer key may only read sessions it is an active member of."""
     peer = ctx.claims.peer
     if peer is None or ctx.claims.admin:
         return
