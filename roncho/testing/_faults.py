@@ -168,6 +168,10 @@ class FaultRule:
             raise ValueError("'after_events' must be a whole number >= 0")
         if self.after_events < 0:
             raise ValueError("'after_events' must be a whole number >= 0")
+        if self.latency is not None and not isinstance(self.latency, Latency):
+            raise ValueError("'latency' must be a Latency (Latency.fixed, .uniform, .lognormal)")
+        if not isinstance(self.close_mid_body, bool):
+            raise ValueError("'close_mid_body' must be true or false")
         whole = self.latency is not None or self.status is not None or self.close_mid_body
         if self.stream is not None:
             if self.stream not in STREAM_FAULTS:
@@ -191,8 +195,6 @@ class FaultRule:
         values = dict(data)
         if values.get("latency") is not None:
             values["latency"] = Latency.from_json(values["latency"])
-        if "close_mid_body" in values and not isinstance(values["close_mid_body"], bool):
-            raise ValueError("'close_mid_body' must be true or false")
         return cls(**values)
 
     def to_json(self) -> dict[str, Any]:

@@ -100,8 +100,13 @@ class Route:
 
 
 def compile_template(template: str) -> re.Pattern[str]:
-    """`/v3/workspaces/{w}` as a regex with one named group per path part."""
-    regex = re.sub(r"\{(\w+)\}", r"(?P<\1>[^/]+)", template)
+    """`/v3/workspaces/{w}` as a regex with one named group per path part; the rest is
+    literal (as Starlette compiles a path: `/openapi.json` does not match `/openapiXjson`)."""
+    pieces = re.split(r"\{(\w+)\}", template)
+    regex = "".join(
+        f"(?P<{piece}>[^/]+)" if index % 2 else re.escape(piece)
+        for index, piece in enumerate(pieces)
+    )
     return re.compile(f"^{regex}$")
 
 

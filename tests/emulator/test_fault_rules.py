@@ -78,6 +78,15 @@ def test_rule_matches_method_route_and_nth_call(fake: FakeHoncho) -> None:
     assert (state.rule, state.matched, state.applied) == (rule, 3, 1)
 
 
+def test_route_templates_are_literal_but_for_their_segments(fake: FakeHoncho) -> None:
+    api = Api(fake.port)
+    fake.faults.add(route="/openapi.json", status=503)
+    fake.faults.add(route="/v3/workspaces/(x)+", status=504)
+    assert api.get("/openapiXjson").status == 404  # "." is a dot, not any character
+    assert api.get("/openapi.json").status == 503
+    assert api.post(f"{W}/(x)+", {}).status == 504
+
+
 def test_times_limits_a_rule_and_remove_drops_it(fake: FakeHoncho) -> None:
     api = Api(fake.port)
     rule = fake.faults.add(FaultRule(route="/health", times=2, status=500, detail="down"))
@@ -137,6 +146,8 @@ def test_latency_rule_delays_matching_answers(fake: FakeHoncho) -> None:
         ({"stream": "error", "status": 500}, "a stream fault takes no"),
         ({"stream": "explode"}, "'stream'"),
         ({"latency": Latency.fixed(1), "stall": -1}, "'stall'"),
+        ({"latency": {"kind": "fixed", "seconds": 1}}, "'latency' must be a Latency"),
+        ({"close_mid_body": 1}, "'close_mid_body'"),
     ],
 )
 def test_bad_rules_are_refused(fields: dict[str, object], says: str) -> None:
