@@ -1,10 +1,25 @@
 #!/usr/bin/env bash
 # Runs roncho's checks against a real Honcho server: the live suite with authentication off
 # and on, every notebook, the deriver's gates with batching on, the emulator-versus-server
-# differential and the SDK conformance run (each where present).
+# differential and the SDK conformance run (each where present). It is the acceptance run
+# for a server this script does not own (docs/handover.md):
+#
+#   RONCHO_LIVE_URL=http://host:port [RONCHO_LIVE_KEY=...] bash scripts/test-real.sh \
+#       --record docs/observations --results results [--read-workspace NAME]
 #
 #   bash scripts/test-real.sh [--record DIR] [--results DIR] [--deriver-flush on|off]
-#                             [--age-gate SECONDS]
+#                             [--age-gate SECONDS] [--read-workspace NAME]
+#
+# What it writes on the server: only workspaces it creates itself, each under a new unique
+# name (roncho-test-*, roncho-diff-*, roncho-sdk-*, and the notebooks' roncho-* scratch
+# workspaces), each deleted at the end, also on failure or Ctrl-C. Any other workspace is
+# only read, and only with --read-workspace. Where the server lets it list workspaces (auth
+# off, or an admin key) the last stage checks that no roncho- workspace made during the run
+# is left. tests/acceptance/ holds this with the emulator's request log.
+#
+# --read-workspace NAME: also the read-only checks (lists, searches, conclusions, queue
+# status, a dialectic question) against the existing workspace NAME through a read_only=True
+# client (scripts/workspace_checks.py), which refuses any write before sending it.
 #
 # Which server:
 # - RONCHO_LIVE_URL set (RONCHO_LIVE_KEY optional): that server, as it is. Nothing is set up,
@@ -28,12 +43,14 @@ ROOT="$(pwd)"
 
 RECORD=""
 RESULTS=""
+READ_WORKSPACE=""
 GIVEN_DERIVER=()
 while [ $# -gt 0 ]; do
     case "$1" in
         --record) RECORD="$(mkdir -p "$2" && cd "$2" && pwd)" || exit 2; shift 2 ;;
         --results) RESULTS="$(mkdir -p "$2" && cd "$2" && pwd)" || exit 2; shift 2 ;;
         --deriver-flush|--age-gate) GIVEN_DERIVER+=("$1" "$2"); shift 2 ;;
+        --read-workspace) READ_WORKSPACE="$2"; shift 2 ;;
         -h|--help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0 ;;
         *) echo "test-real.sh: unknown argument $1" >&2; exit 2 ;;
     esac
@@ -83,6 +100,7 @@ fi
 PY="$ROOT/.venv/bin/python"
 TMP="$(mktemp -d "${TMPDIR:-/tmp}/roncho-test-real.XXXXXX")"
 OUT="${RESULTS:-$TMP}"
+touch "$TMP/started"   # what --record and --results gain after this is this run's
 
 # -- cleanup: what this script changed or started, undone on every exit -------------------
 OWNED=0            # 1: this script started the server, so it stops it
@@ -145,6 +163,16 @@ else
     [ -n "$ADMIN_KEY" ] && AUTH_URL="$URL"
 fi
 unset RONCHO_LIVE_URL RONCHO_LIVE_KEY   # each stage below is given exactly what it needs
+# The key for the scripts below goes through a mode-600 file, never the command line.
+KEY_FLAG=()
+if [ -n "$ADMIN_KEY" ]; then
+    (umask 077 && printf '%s' "$ADMIN_KEY" > "$TMP/admin-key") && KEY_FLAG=(--key-file "$TMP/admin-key")
+fi
+# The workspaces the server lists now (when it lets us): the leftover check compares.
+CHECK_URL="$URL"
+[ "$MODE" = kit ] && [ -n "$AUTH_URL" ] && CHECK_URL="$AUTH_URL"
+"$PY" scripts/workspace_checks.py "${KEY_FLAG[@]}" snapshot "$CHECK_URL" "$TMP/workspaces-before" \
+    || echo "test-real: could not list the server's workspaces; the leftover check will say so"
 
 # The server answers GET /health, and reports its version (GET /openapi.json info.version):
 # asked through roncho itself, which reads no proxy variable. The version labels the records.
@@ -264,6 +292,41 @@ if [ -f scripts/sdk-conformance.sh ]; then
 else
     skip "SDK conformance" "scripts/sdk-conformance.sh is not in this checkout yet"
 fi
+
+# -- read-only checks against an existing workspace (--read-workspace) ----------------------
+if [ -n "$READ_WORKSPACE" ]; then
+    READ_URL="$URL"
+    READ_KEY=()
+    if [ "$MODE" = kit ]; then READ_URL="$AUTH_URL"; fi
+    [ -n "$ADMIN_KEY" ] && READ_KEY=("${KEY_FLAG[@]}")
+    stage "read-only checks on workspace $READ_WORKSPACE" \
+        "$PY" scripts/workspace_checks.py "${READ_KEY[@]}" read "$READ_URL" "$READ_WORKSPACE"
+fi
+
+# -- last: nothing this run made is left on the server --------------------------------------
+stage "no roncho- workspace left behind" \
+    "$PY" scripts/workspace_checks.py "${KEY_FLAG[@]}" leftovers "$CHECK_URL" "$TMP/workspaces-before"
+
+# -- what this run recorded, and where ------------------------------------------------------
+recorded() { # dir depth: what under dir is newer than the start of this run
+    find "$1" -mindepth "$2" -maxdepth "$2" -newer "$TMP/started" 2>/dev/null | sort
+}
+echo "== test-real: what this run recorded, and where"
+if [ -n "$RECORD" ] && [ -n "$(recorded "$RECORD" 1)" ]; then
+    echo "observations (server version ${VERSION:-unknown}):"
+    recorded "$RECORD" 1 | sed 's/^/  /'
+    echo "  next: scripts/render_compat.py docs/observations/*.json (the compatibility page)"
+    echo "        scripts/emulator_drift.py ${VERSION%%-*} $RECORD/*.json (where the emulator disagrees)"
+else
+    echo "observations: not recorded (add --record docs/observations to keep them)"
+fi
+if [ -n "$RESULTS" ] && [ -n "$(recorded "$RESULTS" 2)" ]; then
+    echo "dated notebook results:"
+    recorded "$RESULTS" 2 | sed 's/^/  /'
+else
+    echo "dated notebook results: none kept (the notebooks ran in a temporary folder; add --results results)"
+fi
+echo "on the server: only the workspaces this run created, each deleted (see the leftover check)"
 
 echo "== test-real: verdicts ($(( $(date +%s) - T_START )) s in all, before stopping)"
 printf '%s\n' "${VERDICTS[@]}"
