@@ -68,8 +68,4 @@ def violations(seen: list[Touch], existing: set[str]) -> list[Touch]:
     """Every write to a workspace the run did not create (one that existed before it, or one
     it never created itself). Key minting for a workspace counts as a write to it."""
     created = created_by_run(seen, existing)
-    return [
-        t
-        for t in seen
-        if t.write and t.workspace is not None and t.workspace not in created
-    ]
+    return [t for t in seen if t.write and t.workspace is not None and t.workspace not in created]
