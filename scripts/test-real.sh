@@ -4,18 +4,24 @@
 # differential and the SDK conformance run (each where present). It is the acceptance run
 # for a server this script does not own (docs/handover.md):
 #
-#   RONCHO_LIVE_URL=http://host:port [RONCHO_LIVE_KEY=...] bash scripts/test-real.sh \
+#   RONCHO_LIVE_URL=http://127.0.0.1:PORT [RONCHO_LIVE_KEY=...] bash scripts/test-real.sh \
 #       --record docs/observations --results results [--read-workspace NAME]
+#
+# (test traffic goes to loopback only: reach a remote server through a local tunnel, e.g.
+# `ssh -N -L PORT:server:8000 host`; the differential and SDK stages refuse other addresses)
 #
 #   bash scripts/test-real.sh [--record DIR] [--results DIR] [--deriver-flush on|off]
 #                             [--age-gate SECONDS] [--read-workspace NAME]
 #
 # What it writes on the server: only workspaces it creates itself, each under a new unique
-# name (roncho-test-*, roncho-diff-*, roncho-sdk-*, and the notebooks' roncho-* scratch
-# workspaces), each deleted at the end, also on failure or Ctrl-C. Any other workspace is
+# name (roncho-live-* for the live suite, roncho-wb-* for the notebooks, roncho-diff-* and
+# roncho-sdk-*), each deleted at the end, also on failure or Ctrl-C. Any other workspace is
 # only read, and only with --read-workspace. Where the server lets it list workspaces (auth
 # off, or an admin key) the last stage checks that no roncho- workspace made during the run
-# is left. tests/acceptance/ holds this with the emulator's request log.
+# is left, and removes any that is certainly this run's own (new since the start, a scratch
+# name, created after the start); so does the exit of a run stopped early (Ctrl-C can stop a
+# notebook's kernel before its own cleanup is done). tests/acceptance/ holds all of this
+# with the emulator's request log.
 #
 # --read-workspace NAME: also the read-only checks (lists, searches, conclusions, queue
 # status, a dialectic question) against the existing workspace NAME through a read_only=True
@@ -116,7 +122,16 @@ restore_deriver() { # restart: yes (the server keeps running) or no (it is about
     echo "test-real: could not restore the deriver (flush on); see $RH_DIR/logs" >&2
     return 1
 }
+SWEPT=0           # 1: the leftover stage ran (else cleanup finishes what an interrupt cut)
+sweep() { # wait: this run's own scratch workspaces still there are named and removed
+    "$PY" scripts/workspace_checks.py "${KEY_FLAG[@]}" leftovers "$CHECK_URL" \
+        "$TMP/workspaces-before" --wait "$1" --remove-since "$T_START"
+}
 cleanup() {
+    if [ "$SWEPT" = 0 ] && [ -n "${CHECK_URL:-}" ]; then
+        echo "== test-real: stopped early: removing what this run made and left"
+        sweep 10 || true
+    fi
     restore_deriver "$([ "$OWNED" = 1 ] && echo no || echo yes)"
     if [ "$OWNED" = 1 ]; then
         echo "== test-real: stopping the server it started"
@@ -304,8 +319,8 @@ if [ -n "$READ_WORKSPACE" ]; then
 fi
 
 # -- last: nothing this run made is left on the server --------------------------------------
-stage "no roncho- workspace left behind" \
-    "$PY" scripts/workspace_checks.py "${KEY_FLAG[@]}" leftovers "$CHECK_URL" "$TMP/workspaces-before"
+SWEPT=1
+stage "no roncho- workspace left behind" sweep 30
 
 # -- what this run recorded, and where ------------------------------------------------------
 recorded() { # dir depth: what under dir is newer than the start of this run

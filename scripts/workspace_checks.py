@@ -3,6 +3,7 @@
     python scripts/workspace_checks.py read URL NAME [--key-file FILE]
     python scripts/workspace_checks.py snapshot URL FILE [--key-file FILE]
     python scripts/workspace_checks.py leftovers URL FILE [--key-file FILE] [--wait SECONDS]
+                                                  [--remove-since EPOCH]
 
 ``read`` runs the read-only checks against the existing workspace NAME through a
 ``read_only=True`` client: the client itself refuses any call that would change the
@@ -12,17 +13,23 @@ someone's private memory).
 
 ``snapshot`` writes the ids of the workspaces the server lists to FILE; ``leftovers`` lists
 again and names every ``roncho-`` workspace that appeared since the snapshot and is still
-there after a bounded wait (deletes are accepted first and done a little later). Neither
-deletes anything: what is left behind is for the owner to see, not for a script to guess.
-Listing workspaces needs auth off or an admin key; without it both say so and pass.
+there after a bounded wait (deletes are accepted first and done a little later). With
+``--remove-since EPOCH`` it also removes those of them that are certainly this run's own: not
+in the snapshot, named as roncho's scratch workspaces are (a prefix, then a timestamp and
+random hex, or 12 random hex digits), and created after EPOCH (less a minute for clock
+skew). This is what finishes a cleanup that Ctrl-C cut short (a notebook's kernel is stopped
+before its scratch workspace is gone). Nothing else is ever deleted. Listing workspaces needs
+auth off or an admin key; without it both say so and pass.
 """
 
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 import time
 from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -32,6 +39,11 @@ CONNECT_TIMEOUT = 5.0
 READ_TIMEOUT = 30.0
 CHAT_READ_TIMEOUT = 120.0  # a dialectic answer takes 30-50 s on a real LLM
 SCRATCH_PREFIX = "roncho-"
+# roncho.scratch_id (<prefix>-YYYYMMDD-HHMMSS-<8 hex>) and the differential's and SDK
+# run's roncho-diff-/roncho-sdk-<12 hex>.
+SCRATCH_NAME = re.compile(r"^roncho-[a-z0-9-]+-(?:\d{8}-\d{6}-[0-9a-f]{8}|[0-9a-f]{12})$")
+CLOCK_SKEW = timedelta(seconds=60)
+DELETE_WAIT = 30.0
 QUESTION = "In one sentence: what kind of things does this peer talk about?"
 SEARCH_QUERY = "the"
 
@@ -152,15 +164,20 @@ def read_checks(url: str, workspace: str, key: str | None) -> int:
     return 0
 
 
-def _workspace_ids(url: str, key: str | None) -> set[str] | None:
+def _workspaces(url: str, key: str | None) -> dict[str, roncho.Workspace] | None:
     """Every workspace the server lists, or None when listing is refused (not an admin)."""
     client = _client(url, "roncho-acceptance-lister", key, read_only=True)
     try:
-        return {workspace.id for workspace in _all_workspaces(client)}
+        return {workspace.id: workspace for workspace in _all_workspaces(client)}
     except roncho.UnauthorizedError:
         return None
     finally:
         client.close()
+
+
+def _workspace_ids(url: str, key: str | None) -> set[str] | None:
+    found = _workspaces(url, key)
+    return None if found is None else set(found)
 
 
 def _all_workspaces(client: roncho.Client) -> list[roncho.Workspace]:
@@ -183,25 +200,65 @@ def snapshot(url: str, path: Path, key: str | None) -> int:
     return 0
 
 
-def leftovers(url: str, path: Path, key: str | None, wait: float) -> int:
+def is_own_scratch(workspace: roncho.Workspace, before: set[str], since: datetime) -> bool:
+    """Certainly this run's: new since the snapshot, a scratch name, made after the start."""
+    if workspace.id in before or SCRATCH_NAME.match(workspace.id) is None:
+        return False
+    if workspace.created_at is None:
+        return False  # no date: it cannot be shown to be this run's
+    return roncho.parse_timestamp(workspace.created_at) >= since - CLOCK_SKEW
+
+
+def _remove(url: str, workspace: str, key: str | None) -> str:
+    """Delete a scratch workspace of this run: its sessions, then itself (bounded wait)."""
+    client = _client(url, workspace, key)
+    try:
+        for session in client.list_sessions(size=100).items:
+            try:
+                client.delete_session(session.id)
+            except roncho.StatusError as exc:
+                if exc.status != 404:
+                    raise
+        give_up = time.monotonic() + DELETE_WAIT
+        while True:
+            try:
+                client.delete_workspace()
+                return "removed"
+            except roncho.WorkspaceBusyError:
+                if time.monotonic() >= give_up:
+                    return "still busy: delete it by hand"
+                time.sleep(0.5)
+    except roncho.RonchoError as exc:
+        return f"could not remove it ({type(exc).__name__}: {exc})"
+    finally:
+        client.close()
+
+
+def leftovers(
+    url: str, path: Path, key: str | None, wait: float, remove_since: float | None = None
+) -> int:
     if not path.exists():
         print("leftover check: no snapshot was taken (listing needs an admin key); not checked")
         return 0
     before = set(path.read_text(encoding="utf-8").split())
     give_up = time.monotonic() + wait
     while True:
-        now = _workspace_ids(url, key) or set()
-        left = sorted(i for i in now - before if i.startswith(SCRATCH_PREFIX))
+        now = _workspaces(url, key) or {}
+        left = sorted(i for i in set(now) - before if i.startswith(SCRATCH_PREFIX))
         if not left or time.monotonic() >= give_up:
             break
         time.sleep(0.5)
-    if left:
-        print(f"leftover check: {len(left)} roncho- workspace(s) made during this run remain:")
-        for name in left:
+    if not left:
+        print("leftover check: every roncho- workspace made during this run is gone")
+        return 0
+    print(f"leftover check: {len(left)} roncho- workspace(s) made during this run remain:")
+    since = None if remove_since is None else datetime.fromtimestamp(remove_since, UTC)
+    for name in left:
+        if since is not None and is_own_scratch(now[name], before, since):
+            print(f"  {name}: this run's own scratch workspace, {_remove(url, name, key)}")
+        else:
             print(f"  {name}")
-        return 1
-    print("leftover check: every roncho- workspace made during this run is gone")
-    return 0
+    return 1
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -216,13 +273,16 @@ def main(argv: list[str] | None = None) -> int:
         sub.add_argument("url")
         sub.add_argument("file", type=Path)
     commands.choices["leftovers"].add_argument("--wait", type=float, default=30.0)
+    commands.choices["leftovers"].add_argument(
+        "--remove-since", type=float, help="remove this run's own scratch workspaces left"
+    )
     args = parser.parse_args(argv)
     key = _key(args.key_file)
     if args.command == "read":
         return read_checks(args.url, args.workspace, key)
     if args.command == "snapshot":
         return snapshot(args.url, args.file, key)
-    return leftovers(args.url, args.file, key, args.wait)
+    return leftovers(args.url, args.file, key, args.wait, args.remove_since)
 
 
 if __name__ == "__main__":

@@ -55,3 +55,12 @@ def test_every_changelog_entry_starts_with_the_blocking_api() -> None:
     for version, body in _entries():
         first = next(line for line in body.splitlines() if line.startswith("### "))
         assert first == FIRST_SECTION, f"[{version}] starts with {first!r}"
+
+
+def test_no_dependency_is_pinned_exactly() -> None:
+    """Nothing at run time, and the optional extras are ranges, so memoryd's own pins win."""
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    assert project["dependencies"] == []
+    extras = [spec for specs in project["optional-dependencies"].values() for spec in specs]
+    assert extras, "no optional dependencies found"
+    assert [spec for spec in extras if "==" in spec or "===" in spec] == []
