@@ -11,6 +11,9 @@ request log must show:
 - the read-only checks reached `agent-memory`, with reads only;
 - every workspace the run created is gone, and the two others hold what they held.
 
+A second test stops the run with SIGINT to its process group (what Ctrl-C in a terminal
+does) while a notebook holds a scratch workspace, and checks the same things.
+
 Runs only with `--acceptance-run` (its own .ci/run stage: it takes about a minute a variant).
 """
 
@@ -62,9 +65,17 @@ class Server:
 
 @pytest.fixture(params=["auth-off", "auth-on"])
 def server(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Server]:
+    yield from _serve(request, tmp_path, auth=request.param == "auth-on")
+
+
+@pytest.fixture
+def plain_server(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Server]:
+    yield from _serve(request, tmp_path, auth=False)
+
+
+def _serve(request: pytest.FixtureRequest, tmp_path: Path, *, auth: bool) -> Iterator[Server]:
     if not request.config.getoption("--acceptance-run", default=False):
         pytest.skip("the whole acceptance command runs in its own .ci/run stage (--acceptance-run)")
-    auth = request.param == "auth-on"
     key_file = tmp_path / "admin-key"
     # 3.0.12: the version every stage's expectations were recorded against (the SDK stage's
     # facts are 3.0.12's), so the run is green and the log is the only thing under test.
@@ -138,21 +149,40 @@ def _workspace_ids(server: Server) -> set[str]:
     return {w.id for w in client.list_workspaces(size=100).items}
 
 
-def _run_acceptance(server: Server, tmp_path: Path) -> subprocess.CompletedProcess[str]:
+COMMAND = ["bash", "scripts/test-real.sh", "--read-workspace", READ_WORKSPACE,
+           "--deriver-flush", "on"]  # fmt: skip
+
+
+def _env(server: Server, tmp_path: Path) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("RONCHO_", "HONCHO_"))}
     env["RONCHO_LIVE_URL"] = server.url
     if server.key:
         env["RONCHO_LIVE_KEY"] = server.key
     env["TMPDIR"] = str(tmp_path)
+    return env
+
+
+def _run_acceptance(server: Server, tmp_path: Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        ["bash", "scripts/test-real.sh", "--read-workspace", READ_WORKSPACE,
-         "--deriver-flush", "on"],
-        cwd=ROOT, env=env, capture_output=True, text=True, timeout=RUN_TIMEOUT,
+        COMMAND, cwd=ROOT, env=_env(server, tmp_path), capture_output=True, text=True,
+        timeout=RUN_TIMEOUT,
     )  # fmt: skip
 
 
 def _show(items: list[Touch]) -> str:
     return "\n".join(str(t) for t in items[:40])
+
+
+def _left_as_it_was(server: Server, seen: list[Touch], existing: set[str], before: Any) -> None:
+    """No write outside the run's own workspaces; none of them left; the others unchanged."""
+    bad = violations(seen, existing)
+    assert not bad, "writes to workspaces the run did not create:\n" + _show(bad)
+    assert not [t for t in seen if t.workspace in existing and t.write]
+    deadline = time.monotonic() + PURGE_WAIT
+    while (left := _workspace_ids(server) - existing) and time.monotonic() < deadline:
+        time.sleep(0.25)
+    assert not left, f"workspaces the run created and left behind: {sorted(left)}"
+    assert {w: _contents(server, w) for w in existing} == before
 
 
 @pytest.mark.timeout(RUN_TIMEOUT + 120)
@@ -189,9 +219,50 @@ def test_acceptance_run_writes_only_to_workspaces_it_created(
 
     created = created_by_run(seen, existing)
     assert len(created) >= 4, f"expected the live suite, notebooks, diff and SDK: {created}"
-    deadline = time.monotonic() + PURGE_WAIT
-    while (left := _workspace_ids(server) - existing) and time.monotonic() < deadline:
-        time.sleep(0.25)
-    assert not left, f"workspaces the run created and left behind: {sorted(left)}"
-    assert _workspace_ids(server) == existing
-    assert {w: _contents(server, w) for w in existing} == before
+    _left_as_it_was(server, seen, existing, before)
+
+
+NOTEBOOK_SCRATCH = "roncho-wb-"
+INTERRUPT_WAIT = 300.0
+
+
+def _notebook_holds_a_scratch_workspace(server: Server) -> bool:
+    made = deleted = 0
+    for t in touches(server.control("GET", "/requests")):
+        if t.workspace and t.workspace.startswith(NOTEBOOK_SCRATCH):
+            made += t.creates
+            deleted += t.method == "DELETE" and t.path == f"/v3/workspaces/{t.workspace}"
+    return made > deleted
+
+
+@pytest.mark.timeout(RUN_TIMEOUT + 120)
+def test_ctrl_c_mid_run_leaves_nothing_and_touches_nothing_else(
+    plain_server: Server, tmp_path: Path
+) -> None:
+    server = plain_server
+    _seed(server)
+    existing = _workspace_ids(server)
+    before = {w: _contents(server, w) for w in existing}
+    server.control("DELETE", "/requests")
+    output = tmp_path / "output.txt"
+    with output.open("w") as sink:
+        run = subprocess.Popen(
+            COMMAND, cwd=ROOT, env=_env(server, tmp_path), stdout=sink, stderr=subprocess.STDOUT,
+            start_new_session=True,  # its own process group, as a terminal's foreground job
+        )  # fmt: skip
+        try:
+            deadline = time.monotonic() + INTERRUPT_WAIT
+            while not _notebook_holds_a_scratch_workspace(server):
+                assert run.poll() is None, "the run ended before any notebook made a workspace"
+                assert time.monotonic() < deadline, "no notebook made a workspace in time"
+                time.sleep(0.2)
+            os.killpg(run.pid, signal.SIGINT)  # Ctrl-C: every process of the job gets it
+            status = run.wait(timeout=120)
+        finally:
+            if run.poll() is None:
+                os.killpg(run.pid, signal.SIGKILL)
+                run.wait(timeout=10)
+    text = output.read_text(encoding="utf-8", errors="replace")
+    assert status == 130, text[-4000:]
+    assert "stopped early: removing what this run made and left" in text, text[-4000:]
+    _left_as_it_was(server, touches(server.control("GET", "/requests")), existing, before)
