@@ -280,9 +280,13 @@ def main(argv: list[str] | None = None) -> int:
     key = _key(args.key_file)
     if args.command == "read":
         return read_checks(args.url, args.workspace, key)
-    if args.command == "snapshot":
-        return snapshot(args.url, args.file, key)
-    return leftovers(args.url, args.file, key, args.wait, args.remove_since)
+    try:
+        if args.command == "snapshot":
+            return snapshot(args.url, args.file, key)
+        return leftovers(args.url, args.file, key, args.wait, args.remove_since)
+    except roncho.RonchoError as exc:  # the server is gone or refuses: one line, not a trace
+        print(f"workspace {args.command}: {type(exc).__name__}: {exc}")
+        return 1
 
 
 if __name__ == "__main__":

@@ -69,7 +69,10 @@ def test_the_owner_column_is_filled_from_the_owner_versions_runs(tmp_path: Path)
     o13 = text.split("### O13.")[1].split("### O14.")[0]
     assert "| 200 | `{status: str}` | not recorded | same as 3.0.12 |" in o13
     o8 = text.split("### O8.")[1].split("### O9.")[0]
-    assert "| 201 | `[{id: str}]` | not recorded | `[{id: str, source_ids: null}]` (differs) |" in o8
+    owner_differs = (
+        "| 201 | `[{id: str}]` | not recorded | `[{id: str, source_ids: null}]` (differs) |"
+    )
+    assert owner_differs in o8
     runs = text.split("### Recorded runs")[1].split("### O1.")[0]
     assert "| `2026-12-05-real-3-2-0.json` | real server (the owner's version) |" in runs
     owner = text.split("### The owner's version (3.2.0)")[1].split("### O1.")[0]
