@@ -9,6 +9,7 @@ cites a file, or a test in a file, that does not exist.
 from __future__ import annotations
 
 import ast
+import functools
 import re
 from pathlib import Path
 
@@ -43,13 +44,14 @@ def _rows() -> dict[str, list[str]]:
     return rows
 
 
-def _defined_names(path: Path) -> set[str]:
+@functools.cache
+def _defined_names(path: Path) -> frozenset[str]:
     tree = ast.parse(path.read_text(encoding="utf-8"))
-    return {
+    return frozenset(
         node.name
         for node in ast.walk(tree)
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)
-    }
+    )
 
 
 def _missing(citation: str) -> str | None:
