@@ -18,10 +18,10 @@
 # roncho-sdk-*), each deleted at the end, also on failure or Ctrl-C. Any other workspace is
 # only read, and only with --read-workspace. Where the server lets it list workspaces (auth
 # off, or an admin key) the last stage checks that no roncho- workspace made during the run
-# is left, and removes any that is certainly this run's own (new since the start, a scratch
-# name, created after the start); so does the exit of a run stopped early (Ctrl-C can stop a
-# notebook's kernel before its own cleanup is done). tests/acceptance/ holds all of this
-# with the emulator's request log.
+# is left. The notebooks' scratch ids carry a tag made for this run (roncho-wb-<tag>-*), and
+# what is left under it is removed there and at the exit of a run stopped early (Ctrl-C can
+# stop a notebook's kernel before its own cleanup is done); nothing else is ever deleted.
+# tests/acceptance/ holds all of this with the emulator's request log.
 #
 # --read-workspace NAME: also the read-only checks (lists, searches, conclusions, queue
 # status, a dialectic question) against the existing workspace NAME through a read_only=True
@@ -107,6 +107,9 @@ PY="$ROOT/.venv/bin/python"
 TMP="$(mktemp -d "${TMPDIR:-/tmp}/roncho-test-real.XXXXXX")"
 OUT="${RESULTS:-$TMP}"
 touch "$TMP/started"   # what --record and --results gain after this is this run's
+# The notebooks' scratch workspaces are named under a tag of this run alone, so what an
+# interrupt leaves of them can be told from anyone else's (another run's included).
+NB_PREFIX="roncho-wb-$(od -An -N4 -tx1 /dev/urandom | tr -d ' \n')"
 
 # -- cleanup: what this script changed or started, undone on every exit -------------------
 OWNED=0            # 1: this script started the server, so it stops it
@@ -125,7 +128,7 @@ restore_deriver() { # restart: yes (the server keeps running) or no (it is about
 SWEPT=0           # 1: the leftover stage ran (else cleanup finishes what an interrupt cut)
 sweep() { # wait: this run's own scratch workspaces still there are named and removed
     "$PY" scripts/workspace_checks.py "${KEY_FLAG[@]}" leftovers "$CHECK_URL" \
-        "$TMP/workspaces-before" --wait "$1" --remove-since "$T_START"
+        "$TMP/workspaces-before" --wait "$1" --remove-prefix "$NB_PREFIX-"
 }
 cleanup() {
     if [ "$SWEPT" = 0 ] && [ -n "${CHECK_URL:-}" ]; then
@@ -252,7 +255,8 @@ notebooks() { # url key results [investigate.py flags...]
         (umask 077 && printf '%s' "$key" > "$TMP/notebook-key") || return 1
         keyflag=(--api-key-file "$TMP/notebook-key")
     fi
-    "$PY" scripts/investigate.py --base-url "$url" "${keyflag[@]}" --results "$results" "$@"
+    "$PY" scripts/investigate.py --base-url "$url" "${keyflag[@]}" --results "$results" \
+        --prefix "$NB_PREFIX" "$@"
 }
 if [ "$MODE" = kit ]; then
     stage "notebooks, auth off" notebooks "$URL" "" "$OUT" "${FLUSH_ON_FLAGS[@]}"

@@ -3,7 +3,7 @@
     python scripts/workspace_checks.py read URL NAME [--key-file FILE]
     python scripts/workspace_checks.py snapshot URL FILE [--key-file FILE]
     python scripts/workspace_checks.py leftovers URL FILE [--key-file FILE] [--wait SECONDS]
-                                                  [--remove-since EPOCH]
+                                                  [--remove-prefix PREFIX]
 
 ``read`` runs the read-only checks against the existing workspace NAME through a
 ``read_only=True`` client: the client itself refuses any call that would change the
@@ -14,12 +14,12 @@ someone's private memory).
 ``snapshot`` writes the ids of the workspaces the server lists to FILE; ``leftovers`` lists
 again and names every ``roncho-`` workspace that appeared since the snapshot and is still
 there after a bounded wait (deletes are accepted first and done a little later). With
-``--remove-since EPOCH`` it also removes those of them that are certainly this run's own: not
-in the snapshot, named as roncho's scratch workspaces are (a prefix, then a timestamp and
-random hex, or 12 random hex digits), and created after EPOCH (less a minute for clock
-skew). This is what finishes a cleanup that Ctrl-C cut short (a notebook's kernel is stopped
-before its scratch workspace is gone). Nothing else is ever deleted. Listing workspaces needs
-auth off or an admin key; without it both say so and pass.
+``--remove-prefix PREFIX`` it also removes those of them that are certainly this run's own:
+not in the snapshot, and named PREFIX plus a scratch id's timestamp and random hex, where
+PREFIX carries a tag made for this one run (test-real.sh gives it to the notebooks). This
+finishes a cleanup that Ctrl-C cut short: a notebook's kernel is stopped before its scratch
+workspace is gone. Nothing else is ever deleted, not even another run's scratch workspace.
+Listing workspaces needs auth off or an admin key; without it both say so and pass.
 """
 
 from __future__ import annotations
@@ -29,7 +29,6 @@ import re
 import sys
 import time
 from collections.abc import Callable
-from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -39,10 +38,8 @@ CONNECT_TIMEOUT = 5.0
 READ_TIMEOUT = 30.0
 CHAT_READ_TIMEOUT = 120.0  # a dialectic answer takes 30-50 s on a real LLM
 SCRATCH_PREFIX = "roncho-"
-# roncho.scratch_id (<prefix>-YYYYMMDD-HHMMSS-<8 hex>) and the differential's and SDK
-# run's roncho-diff-/roncho-sdk-<12 hex>.
-SCRATCH_NAME = re.compile(r"^roncho-[a-z0-9-]+-(?:\d{8}-\d{6}-[0-9a-f]{8}|[0-9a-f]{12})$")
-CLOCK_SKEW = timedelta(seconds=60)
+# What roncho.scratch_id puts after the prefix (the notebooks may add a word, e.g. "-off").
+SCRATCH_TAIL = re.compile(r"^(?:[a-z]+-)?\d{8}-\d{6}-[0-9a-f]{8}$")
 DELETE_WAIT = 30.0
 QUESTION = "In one sentence: what kind of things does this peer talk about?"
 SEARCH_QUERY = "the"
@@ -164,20 +161,15 @@ def read_checks(url: str, workspace: str, key: str | None) -> int:
     return 0
 
 
-def _workspaces(url: str, key: str | None) -> dict[str, roncho.Workspace] | None:
+def _workspace_ids(url: str, key: str | None) -> set[str] | None:
     """Every workspace the server lists, or None when listing is refused (not an admin)."""
     client = _client(url, "roncho-acceptance-lister", key, read_only=True)
     try:
-        return {workspace.id: workspace for workspace in _all_workspaces(client)}
+        return {workspace.id for workspace in _all_workspaces(client)}
     except roncho.UnauthorizedError:
         return None
     finally:
         client.close()
-
-
-def _workspace_ids(url: str, key: str | None) -> set[str] | None:
-    found = _workspaces(url, key)
-    return None if found is None else set(found)
 
 
 def _all_workspaces(client: roncho.Client) -> list[roncho.Workspace]:
@@ -200,13 +192,11 @@ def snapshot(url: str, path: Path, key: str | None) -> int:
     return 0
 
 
-def is_own_scratch(workspace: roncho.Workspace, before: set[str], since: datetime) -> bool:
-    """Certainly this run's: new since the snapshot, a scratch name, made after the start."""
-    if workspace.id in before or SCRATCH_NAME.match(workspace.id) is None:
+def is_own_scratch(workspace: str, before: set[str], prefix: str) -> bool:
+    """Certainly this run's: new since the snapshot, and a scratch id under the run's prefix."""
+    if workspace in before or not prefix.endswith("-") or not workspace.startswith(prefix):
         return False
-    if workspace.created_at is None:
-        return False  # no date: it cannot be shown to be this run's
-    return roncho.parse_timestamp(workspace.created_at) >= since - CLOCK_SKEW
+    return SCRATCH_TAIL.match(workspace[len(prefix) :]) is not None
 
 
 def _remove(url: str, workspace: str, key: str | None) -> str:
@@ -235,7 +225,7 @@ def _remove(url: str, workspace: str, key: str | None) -> str:
 
 
 def leftovers(
-    url: str, path: Path, key: str | None, wait: float, remove_since: float | None = None
+    url: str, path: Path, key: str | None, wait: float, remove_prefix: str | None = None
 ) -> int:
     if not path.exists():
         print("leftover check: no snapshot was taken (listing needs an admin key); not checked")
@@ -243,8 +233,8 @@ def leftovers(
     before = set(path.read_text(encoding="utf-8").split())
     give_up = time.monotonic() + wait
     while True:
-        now = _workspaces(url, key) or {}
-        left = sorted(i for i in set(now) - before if i.startswith(SCRATCH_PREFIX))
+        now = _workspace_ids(url, key) or set()
+        left = sorted(i for i in now - before if i.startswith(SCRATCH_PREFIX))
         if not left or time.monotonic() >= give_up:
             break
         time.sleep(0.5)
@@ -252,9 +242,8 @@ def leftovers(
         print("leftover check: every roncho- workspace made during this run is gone")
         return 0
     print(f"leftover check: {len(left)} roncho- workspace(s) made during this run remain:")
-    since = None if remove_since is None else datetime.fromtimestamp(remove_since, UTC)
     for name in left:
-        if since is not None and is_own_scratch(now[name], before, since):
+        if remove_prefix and is_own_scratch(name, before, remove_prefix):
             print(f"  {name}: this run's own scratch workspace, {_remove(url, name, key)}")
         else:
             print(f"  {name}")
@@ -274,7 +263,7 @@ def main(argv: list[str] | None = None) -> int:
         sub.add_argument("file", type=Path)
     commands.choices["leftovers"].add_argument("--wait", type=float, default=30.0)
     commands.choices["leftovers"].add_argument(
-        "--remove-since", type=float, help="remove this run's own scratch workspaces left"
+        "--remove-prefix", help="remove what is left under this run's own scratch prefix"
     )
     args = parser.parse_args(argv)
     key = _key(args.key_file)
@@ -283,7 +272,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if args.command == "snapshot":
             return snapshot(args.url, args.file, key)
-        return leftovers(args.url, args.file, key, args.wait, args.remove_since)
+        return leftovers(args.url, args.file, key, args.wait, args.remove_prefix)
     except roncho.RonchoError as exc:  # the server is gone or refuses: one line, not a trace
         print(f"workspace {args.command}: {type(exc).__name__}: {exc}")
         return 1

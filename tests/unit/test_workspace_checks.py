@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import importlib.util
 import sys
-from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -57,34 +56,35 @@ def test_read_checks_pass_and_send_no_write(capsys: pytest.CaptureFixture[str]) 
 def test_leftovers_remove_only_this_runs_own_scratch_workspaces(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    start = datetime.now(UTC)
-    own = scratch_id("roncho-wb", now=start)
+    prefix = "roncho-wb-1a2b3c4d"
+    own = [scratch_id(prefix), scratch_id(prefix + "-off")]
+    others = [scratch_id("roncho-wb-99999999"), scratch_id("roncho-live"), "roncho-diff-01234567"]
     with FakeHoncho(purge_delay=0.0) as fake:
         _seed(fake, "agent-memory")
         before = tmp_path / "before"
         assert checks.main(["snapshot", fake.url, str(before)]) == 0
-        for name in (own, "roncho-but-not-a-scratch-name"):
+        for name in own[:1] + others:
             roncho.Client(fake.url, name).get_or_create_workspace()
-        _seed(fake, "roncho-diff-0123456789ab")
+        _seed(fake, own[1])  # with a session: removed all the same
         status = checks.main(
-            ["leftovers", fake.url, str(before), "--wait", "0",
-             "--remove-since", str(start.timestamp())]
-        )  # fmt: skip
+            ["leftovers", fake.url, str(before), "--wait", "0", "--remove-prefix", prefix + "-"]
+        )
         remaining = {w.id for w in roncho.Client(fake.url, "x").list_workspaces().items}
     out = capsys.readouterr().out
     assert status == 1  # something was left: the stage fails even after removing it
-    assert f"{own}: this run's own scratch workspace, removed" in out
-    assert "roncho-diff-0123456789ab: this run's own scratch workspace, removed" in out
-    assert remaining == {"agent-memory", "roncho-but-not-a-scratch-name"}
+    for name in own:
+        assert f"{name}: this run's own scratch workspace, removed" in out
+    for name in others:  # another run's, or another stage's: named, never deleted
+        assert f"  {name}\n" in out
+    assert remaining == {"agent-memory", *others}
 
 
-def test_a_scratch_name_made_before_the_run_is_not_its_own() -> None:
-    start = datetime.now(UTC)
-    made = (start - timedelta(hours=1)).strftime("%Y-%m-%dT%H:%M:%SZ")
-    old = roncho.Workspace(id=scratch_id("roncho-live"), metadata={}, configuration={},
-                           created_at=made)  # fmt: skip
-    assert not checks.is_own_scratch(old, set(), start)
-    fresh = roncho.Workspace(id=old.id, metadata={}, configuration={},
-                             created_at=start.strftime("%Y-%m-%dT%H:%M:%SZ"))  # fmt: skip
-    assert checks.is_own_scratch(fresh, set(), start)
-    assert not checks.is_own_scratch(fresh, {old.id}, start)  # in the snapshot: not new
+def test_only_a_new_scratch_id_under_the_runs_prefix_is_its_own() -> None:
+    prefix = "roncho-wb-1a2b3c4d-"
+    mine = scratch_id(prefix[:-1])
+    assert checks.is_own_scratch(mine, set(), prefix)
+    assert checks.is_own_scratch(scratch_id(prefix + "off"), set(), prefix)
+    assert not checks.is_own_scratch(mine, {mine}, prefix)  # in the snapshot: not new
+    assert not checks.is_own_scratch(prefix + "anything-else", set(), prefix)
+    assert not checks.is_own_scratch(scratch_id("roncho-wb-1a2b3c4e"), set(), prefix)
+    assert not checks.is_own_scratch(mine, set(), prefix[:-1])  # a prefix must end the word
