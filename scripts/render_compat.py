@@ -31,6 +31,9 @@ from _generated import update
 BEGIN = "<!-- BEGIN GENERATED: O1-O14 -->"
 END = "<!-- END GENERATED: O1-O14 -->"
 DEFAULT_DOC = Path(__file__).resolve().parent.parent / "docs" / "compatibility.md"
+# The version memoryd's owner runs (a self-hosted Honcho 3.2.0). Its recorded runs get their
+# own column; a server version with a build suffix (3.2.0-...) counts as its release.
+OWNER_VERSION = "3.2.0"
 
 # Which operation each recorded client call belongs to.
 OPS: dict[str, str] = {
@@ -368,6 +371,18 @@ class Run:
     def column(self) -> str:
         return f"{self.label} {self.data.get('date', '?')}"
 
+    @property
+    def answers_as(self) -> str:
+        """Which response column its answers fill: "owner", "live" (other real) or "emulator"."""
+        if self.kind != "live":
+            return "emulator"
+        return "owner" if release(self.data.get("version")) == OWNER_VERSION else "live"
+
+
+def release(version: object) -> str:
+    """``3.2.0-pr1092-7e57fe2`` -> ``3.2.0``."""
+    return str(version or "").split("-", 1)[0]
+
 
 def load(paths: list[Path]) -> list[Run]:
     runs = []
@@ -462,8 +477,7 @@ def rows_for(runs: list[Run], op_id: str) -> list[Row]:
                 query=call.get("query") or [],
             )
             kept = rows.setdefault(row.key(), row)
-            kind = "live" if run.kind == "live" else "emulator"
-            texts = kept.answers.setdefault(kind, [])
+            texts = kept.answers.setdefault(run.answers_as, [])
             text = response_text(call)
             if text not in texts:
                 texts.append(text)
@@ -484,6 +498,8 @@ def render_runs(runs: list[Run]) -> list[str]:
     for run in runs:
         d = run.data
         kind = "real server" if run.kind == "live" else "emulator (not evidence about Honcho)"
+        if run.answers_as == "owner":
+            kind = "real server (the owner's version)"
         note = d.get("note") or ""
         if d.get("emulator_options"):
             note += " options: " + json.dumps(d["emulator_options"], sort_keys=True)
@@ -523,43 +539,56 @@ def render_operation(op_id: str, runs: list[Run]) -> list[str]:
         lines += [f"- 3.2.0 and 3.0.12 differ: {op.versions}", ""]
     rows = rows_for(runs, op_id)
     if rows:
+        others = versions_of(runs, "live")
         real = (
-            f"real server ({versions_of(runs, 'live')}): response"
-            if any(r.kind == "live" for r in runs)
+            f"real server ({others}): response"
+            if any(r.answers_as == "live" for r in runs)
             else "real server: response"
         )
         emulated = f"emulator ({versions_of(runs, 'emulator')}): response"
+        owner = f"owner's version ({OWNER_VERSION}): response"
         lines += [
             f"| call | method, path | request shape | status | {real} | {emulated} "
-            "| runs (median ms) |",
-            "|---|---|---|---|---|---|---|",
+            f"| {owner} | runs (median ms) |",
+            "|---|---|---|---|---|---|---|---|",
         ]
         for row in rows:
             query = f"?{'&'.join(row.query)}" if row.query else ""
             request = brief(row.request) if row.request is not None else "—"
             live, emulator = row.answer("live"), row.answer("emulator")
+            owned = row.answer("owner")
             live_text = f"`{cell(live)}`" if live is not None else "not recorded"
+            # The emulator is set beside a recorded real answer: other versions', else the owner's.
+            reference = live if live is not None else owned
             if emulator is None:
                 emulator_text = "not recorded"
-            elif live is not None and emulator == live:
+            elif reference is not None and emulator == reference:
                 emulator_text = "same"
             else:
-                emulator_text = f"`{cell(emulator)}`" + (" (differs)" if live is not None else "")
+                emulator_text = f"`{cell(emulator)}`" + (
+                    " (differs)" if reference is not None else ""
+                )
+            if owned is None:
+                owner_text = "not recorded"
+            elif live is not None and owned == live:
+                owner_text = f"same as {others}"
+            else:
+                owner_text = f"`{cell(owned)}`" + (" (differs)" if live is not None else "")
             runs_text = ", ".join(
                 f"{column} ({statistics.median(times) * 1000:.1f})" if times else column
                 for column, times in row.seconds.items()
             )
             lines.append(
                 f"| `{row.op}` | `{row.method} {row.path}{query}` | `{cell(request)}` | "
-                f"{row.status} | {live_text} | {emulator_text} | {runs_text} |"
+                f"{row.status} | {live_text} | {emulator_text} | {owner_text} | {runs_text} |"
             )
         lines.append("")
     return lines
 
 
 def versions_of(runs: list[Run], kind: str) -> str:
-    """The versions the runs of one kind reported, e.g. ``3.0.12``."""
-    chosen = [r for r in runs if (r.kind == "live") == (kind == "live")]
+    """The versions the runs of one column reported ("live", "owner", "emulator")."""
+    chosen = [r for r in runs if r.answers_as == kind]
     found = list(dict.fromkeys(str(r.data.get("version") or "version not served") for r in chosen))
     return ", ".join(found) if found else "no run"
 
@@ -578,6 +607,33 @@ def recorded_summary(op_id: str, runs: list[Run]) -> list[str]:
         joined = "; ".join(backing)
         return [f"- Recorded on a real server: {joined}; the answers are in the table below.", ""]
     return ["- Not recorded on a real server: the lines above rest on the sources named.", ""]
+
+
+def render_owner(runs: list[Run]) -> list[str]:
+    """What the owner's version column rests on, and how to fill it."""
+    owned = [r for r in runs if r.answers_as == "owner"]
+    lines = [f"### The owner's version ({OWNER_VERSION})", ""]
+    if owned:
+        names = ", ".join(f"`{r.path.name}`" for r in owned)
+        lines.append(
+            f"Each call table has a column for Honcho {OWNER_VERSION}, the version memoryd's "
+            f"owner runs, filled from its recorded runs: {names}. "
+            f"`python scripts/emulator_drift.py {OWNER_VERSION}` lists every place where the "
+            f"emulator's {OWNER_VERSION} profile disagrees with them."
+        )
+    else:
+        lines.append(
+            f"Each call table has a column for Honcho {OWNER_VERSION}, the version memoryd's "
+            "owner runs. **No run of it is recorded yet** (no such server was reachable here): "
+            "the column says `not recorded` until the owner's acceptance run "
+            "(`RONCHO_LIVE_URL=... bash scripts/test-real.sh --record docs/observations`) adds "
+            "its observation files and this script is run again; "
+            f"`python scripts/emulator_drift.py {OWNER_VERSION}` then lists every place where "
+            f"the emulator's {OWNER_VERSION} profile disagrees with that run. Until then, what "
+            f"this page says of {OWNER_VERSION} rests on the OBS 3.2.0 record."
+        )
+    lines.append("")
+    return lines
 
 
 def render_findings(runs: list[Run]) -> list[str]:
@@ -614,6 +670,7 @@ def render(runs: list[Run]) -> str:
         "",
     ]
     lines += render_runs(runs)
+    lines += render_owner(runs)
     for op_id in FACTS:
         lines += render_operation(op_id, runs)
     keys_rows = rows_for(runs, "keys")

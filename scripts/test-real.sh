@@ -1,10 +1,31 @@
 #!/usr/bin/env bash
 # Runs roncho's checks against a real Honcho server: the live suite with authentication off
 # and on, every notebook, the deriver's gates with batching on, the emulator-versus-server
-# differential and the SDK conformance run (each where present).
+# differential and the SDK conformance run (each where present). It is the acceptance run
+# for a server this script does not own (docs/handover.md):
+#
+#   RONCHO_LIVE_URL=http://127.0.0.1:PORT [RONCHO_LIVE_KEY=...] bash scripts/test-real.sh \
+#       --record docs/observations --results results [--read-workspace NAME]
+#
+# (test traffic goes to loopback only: reach a remote server through a local tunnel, e.g.
+# `ssh -N -L PORT:server:8000 host`; the differential and SDK stages refuse other addresses)
 #
 #   bash scripts/test-real.sh [--record DIR] [--results DIR] [--deriver-flush on|off]
-#                             [--age-gate SECONDS]
+#                             [--age-gate SECONDS] [--read-workspace NAME]
+#
+# What it writes on the server: only workspaces it creates itself, each under a new unique
+# name (roncho-live-* for the live suite, roncho-wb-* for the notebooks, roncho-diff-* and
+# roncho-sdk-*), each deleted at the end, also on failure or Ctrl-C. Any other workspace is
+# only read, and only with --read-workspace. Where the server lets it list workspaces (auth
+# off, or an admin key) the last stage checks that no roncho- workspace made during the run
+# is left. The notebooks' scratch ids carry a tag made for this run (roncho-wb-<tag>-*), and
+# what is left under it is removed there and at the exit of a run stopped early (Ctrl-C can
+# stop a notebook's kernel before its own cleanup is done); nothing else is ever deleted.
+# tests/acceptance/ holds all of this with the emulator's request log.
+#
+# --read-workspace NAME: also the read-only checks (lists, searches, conclusions, queue
+# status, a dialectic question) against the existing workspace NAME through a read_only=True
+# client (scripts/workspace_checks.py), which refuses any write before sending it.
 #
 # Which server:
 # - RONCHO_LIVE_URL set (RONCHO_LIVE_KEY optional): that server, as it is. Nothing is set up,
@@ -28,12 +49,14 @@ ROOT="$(pwd)"
 
 RECORD=""
 RESULTS=""
+READ_WORKSPACE=""
 GIVEN_DERIVER=()
 while [ $# -gt 0 ]; do
     case "$1" in
         --record) RECORD="$(mkdir -p "$2" && cd "$2" && pwd)" || exit 2; shift 2 ;;
         --results) RESULTS="$(mkdir -p "$2" && cd "$2" && pwd)" || exit 2; shift 2 ;;
         --deriver-flush|--age-gate) GIVEN_DERIVER+=("$1" "$2"); shift 2 ;;
+        --read-workspace) READ_WORKSPACE="$2"; shift 2 ;;
         -h|--help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0 ;;
         *) echo "test-real.sh: unknown argument $1" >&2; exit 2 ;;
     esac
@@ -83,6 +106,10 @@ fi
 PY="$ROOT/.venv/bin/python"
 TMP="$(mktemp -d "${TMPDIR:-/tmp}/roncho-test-real.XXXXXX")"
 OUT="${RESULTS:-$TMP}"
+touch "$TMP/started"   # what --record and --results gain after this is this run's
+# The notebooks' scratch workspaces are named under a tag of this run alone, so what an
+# interrupt leaves of them can be told from anyone else's (another run's included).
+NB_PREFIX="roncho-wb-$(od -An -N4 -tx1 /dev/urandom | tr -d ' \n')"
 
 # -- cleanup: what this script changed or started, undone on every exit -------------------
 OWNED=0            # 1: this script started the server, so it stops it
@@ -98,7 +125,16 @@ restore_deriver() { # restart: yes (the server keeps running) or no (it is about
     echo "test-real: could not restore the deriver (flush on); see $RH_DIR/logs" >&2
     return 1
 }
+SWEPT=0           # 1: the leftover stage ran (else cleanup finishes what an interrupt cut)
+sweep() { # wait: this run's own scratch workspaces still there are named and removed
+    "$PY" scripts/workspace_checks.py "${KEY_FLAG[@]}" leftovers "$CHECK_URL" \
+        "$TMP/workspaces-before" --wait "$1" --remove-prefix "$NB_PREFIX-"
+}
 cleanup() {
+    if [ "$SWEPT" = 0 ] && [ -n "${CHECK_URL:-}" ]; then
+        echo "== test-real: stopped early: removing what this run made and left"
+        sweep 10 || true
+    fi
     restore_deriver "$([ "$OWNED" = 1 ] && echo no || echo yes)"
     if [ "$OWNED" = 1 ]; then
         echo "== test-real: stopping the server it started"
@@ -145,6 +181,16 @@ else
     [ -n "$ADMIN_KEY" ] && AUTH_URL="$URL"
 fi
 unset RONCHO_LIVE_URL RONCHO_LIVE_KEY   # each stage below is given exactly what it needs
+# The key for the scripts below goes through a mode-600 file, never the command line.
+KEY_FLAG=()
+if [ -n "$ADMIN_KEY" ]; then
+    (umask 077 && printf '%s' "$ADMIN_KEY" > "$TMP/admin-key") && KEY_FLAG=(--key-file "$TMP/admin-key")
+fi
+# The workspaces the server lists now (when it lets us): the leftover check compares.
+CHECK_URL="$URL"
+[ "$MODE" = kit ] && [ -n "$AUTH_URL" ] && CHECK_URL="$AUTH_URL"
+"$PY" scripts/workspace_checks.py "${KEY_FLAG[@]}" snapshot "$CHECK_URL" "$TMP/workspaces-before" \
+    || echo "test-real: could not list the server's workspaces; the leftover check will say so"
 
 # The server answers GET /health, and reports its version (GET /openapi.json info.version):
 # asked through roncho itself, which reads no proxy variable. The version labels the records.
@@ -209,7 +255,8 @@ notebooks() { # url key results [investigate.py flags...]
         (umask 077 && printf '%s' "$key" > "$TMP/notebook-key") || return 1
         keyflag=(--api-key-file "$TMP/notebook-key")
     fi
-    "$PY" scripts/investigate.py --base-url "$url" "${keyflag[@]}" --results "$results" "$@"
+    "$PY" scripts/investigate.py --base-url "$url" "${keyflag[@]}" --results "$results" \
+        --prefix "$NB_PREFIX" "$@"
 }
 if [ "$MODE" = kit ]; then
     stage "notebooks, auth off" notebooks "$URL" "" "$OUT" "${FLUSH_ON_FLAGS[@]}"
@@ -264,6 +311,41 @@ if [ -f scripts/sdk-conformance.sh ]; then
 else
     skip "SDK conformance" "scripts/sdk-conformance.sh is not in this checkout yet"
 fi
+
+# -- read-only checks against an existing workspace (--read-workspace) ----------------------
+if [ -n "$READ_WORKSPACE" ]; then
+    READ_URL="$URL"
+    READ_KEY=()
+    if [ "$MODE" = kit ]; then READ_URL="$AUTH_URL"; fi
+    [ -n "$ADMIN_KEY" ] && READ_KEY=("${KEY_FLAG[@]}")
+    stage "read-only checks on workspace $READ_WORKSPACE" \
+        "$PY" scripts/workspace_checks.py "${READ_KEY[@]}" read "$READ_URL" "$READ_WORKSPACE"
+fi
+
+# -- last: nothing this run made is left on the server --------------------------------------
+SWEPT=1
+stage "no roncho- workspace left behind" sweep 30
+
+# -- what this run recorded, and where ------------------------------------------------------
+recorded() { # dir depth: what under dir is newer than the start of this run
+    find "$1" -mindepth "$2" -maxdepth "$2" -newer "$TMP/started" 2>/dev/null | sort
+}
+echo "== test-real: what this run recorded, and where"
+if [ -n "$RECORD" ] && [ -n "$(recorded "$RECORD" 1)" ]; then
+    echo "observations (server version ${VERSION:-unknown}):"
+    recorded "$RECORD" 1 | sed 's/^/  /'
+    echo "  next: scripts/render_compat.py docs/observations/*.json (the compatibility page)"
+    echo "        scripts/emulator_drift.py ${VERSION%%-*} $RECORD/*.json (where the emulator disagrees)"
+else
+    echo "observations: not recorded (add --record docs/observations to keep them)"
+fi
+if [ -n "$RESULTS" ] && [ -n "$(recorded "$RESULTS" 2)" ]; then
+    echo "dated notebook results:"
+    recorded "$RESULTS" 2 | sed 's/^/  /'
+else
+    echo "dated notebook results: none kept (the notebooks ran in a temporary folder; add --results results)"
+fi
+echo "on the server: only the workspaces this run created, each deleted (see the leftover check)"
 
 echo "== test-real: verdicts ($(( $(date +%s) - T_START )) s in all, before stopping)"
 printf '%s\n' "${VERDICTS[@]}"

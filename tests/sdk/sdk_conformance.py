@@ -91,7 +91,9 @@ def run_flow(sdk_python: str, base_url: str, key_file: str | None) -> list[dict[
 
 def server_version(base_url: str) -> str:
     with urlopen(base_url.rstrip("/") + "/openapi.json", timeout=30) as reply:
-        return str(json.load(reply)["info"]["version"])
+        reported = str(json.load(reply)["info"]["version"])
+    # A build suffix (`3.2.0-emulator`, a deployment's own `3.2.0-...`) is held to its release.
+    return reported.split("-", 1)[0]
 
 
 def differences(real: dict[str, Any], emu: dict[str, Any]) -> list[str]:
