@@ -30,12 +30,12 @@ from ._checks import (
     check_timeout,
     parse_base_url,
 )
-from ._deadline import Deadline, Limits
-from ._errors import ConfigError, ReadOnlyError
+from ._errors import ConfigError, ReadOnlyError, RonchoError
 from ._exchange import Call, Exchange
+from ._network import Deadline, Limits, SocketFactory, tls_context
 from ._operations import Pages, Scope
 from ._stream import ChatStream
-from ._transport import Connection, SocketFactory, tls_context
+from ._transport import Connection, connect
 
 if TYPE_CHECKING:
     # BEGIN GENERATED imports (scripts/render_clients.py)
@@ -86,7 +86,7 @@ class ClientCore:
     _scope: Scope
     _tls: Any
     _public_name: str = "roncho.Client"
-    # The connection seam (see _transport.SocketFactory): how each client makes its
+    # The connection seam (see _network.SocketFactory): how each client makes its
     # sockets. A subclass (a test's) may set its own; nothing else changes it.
     _new_socket: ClassVar[SocketFactory] = socket.socket
 
@@ -906,13 +906,22 @@ class Client(ClientCore):
     def _exchange(self, call: Call[T]) -> tuple[Connection, Exchange[T]]:
         """Connect, send, and read until the exchange needs no more (a stream: its head)."""
         exchange, deadline = self._start(call)
-        connection = Connection(
+        connection = connect(
             self._endpoint, self._limits, deadline, self._tls, call.what, type(self)._new_socket
         )
-        with exchange.guard(connection):
+        try:
             # Only now, connected, is the request with the key built (and wiped once sent).
             with exchange.sending(self._endpoint) as wire:
                 connection.send(wire)
             while exchange.needs_more:
-                exchange.received(connection.read(exchange.room()))
+                try:
+                    data = connection.read(exchange.room())
+                except RonchoError:
+                    if exchange.cut():  # an error status arrived: it is the answer
+                        break
+                    raise
+                exchange.received(data)
+        except BaseException:
+            connection.close()
+            raise
         return connection, exchange

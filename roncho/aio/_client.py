@@ -17,11 +17,11 @@ from typing import TYPE_CHECKING, TypeVar
 from .. import _operations as ops
 from .._checks import MAX_PAGE_SIZE
 from .._client import ClientCore
+from .._errors import RonchoError
 from .._exchange import Call, Exchange
 from .._operations import Pages
-from ._closing import AsyncClosing
-from ._stream import AsyncChatStream
-from ._transport import AsyncConnection
+from ._stream import AsyncChatStream, AsyncClosing
+from ._transport import AsyncConnection, connect
 
 if TYPE_CHECKING:
     # BEGIN GENERATED imports (scripts/render_clients.py)
@@ -680,11 +680,21 @@ class AsyncClient(ClientCore, AsyncClosing):
     async def _exchange(self, call: Call[T]) -> tuple[AsyncConnection, Exchange[T]]:
         """Connect, send, and read until the exchange needs no more (a stream: its head)."""
         exchange, deadline = self._start(call)
-        connection = AsyncConnection(self._limits, deadline, call.what)
-        with exchange.guard(connection):
-            await connection.connect(self._endpoint, self._tls, type(self)._new_socket)
+        connection = await connect(
+            self._endpoint, self._limits, deadline, self._tls, call.what, type(self)._new_socket
+        )
+        try:
             with exchange.sending(self._endpoint) as wire:
                 await connection.send(wire)
             while exchange.needs_more:
-                exchange.received(await connection.read(exchange.room()))
+                try:
+                    data = await connection.read(exchange.room())
+                except RonchoError:
+                    if exchange.cut():  # an error status arrived: it is the answer
+                        break
+                    raise
+                exchange.received(data)
+        except BaseException:
+            connection.close()
+            raise
         return connection, exchange
