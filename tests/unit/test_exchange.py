@@ -19,9 +19,9 @@ from roncho import (
 )
 from roncho import _operations as ops
 from roncho._checks import parse_base_url
-from roncho._network import Deadline
 from roncho._exchange import ERROR_BODY_BYTES, Exchange
 from roncho._http import build_request
+from roncho._network import Deadline
 
 ENDPOINT = parse_base_url("http://127.0.0.1:8000/pre")
 SCOPE = ops.Scope(ENDPOINT.prefix, "ws")
