@@ -7,8 +7,10 @@ Its asyncio sibling, ``roncho.aio.AsyncClient``, is imported only from ``roncho.
 
 from __future__ import annotations
 
+from types import FunctionType as _FunctionType
+
+from ._checks import parse_timestamp
 from ._client import Client
-from ._decode import parse_timestamp
 from ._errors import (
     ConfigError,
     ConnectError,
@@ -45,7 +47,6 @@ from ._models import (
     SessionQueueStatus,
     Workspace,
 )
-from ._public import publish as _publish
 from ._scratch import ScratchCleanupError, scratch_workspace
 from ._stream import ChatStream
 from ._version import __version__
@@ -91,6 +92,9 @@ __all__ = [
     "scratch_workspace",
 ]
 
-# Tracebacks and reprs say roncho.ConfigError, not roncho._errors.ConfigError.
-_publish(globals(), __all__)
-del _publish
+# Tracebacks and reprs say roncho.ConfigError, not roncho._errors.ConfigError, a private
+# path. Pickle finds a class by the same two attributes, and this module exports each one.
+for _name in __all__:
+    if isinstance(globals()[_name], (type, _FunctionType)):
+        globals()[_name].__module__ = __name__
+del _name, _FunctionType
