@@ -168,31 +168,34 @@ def docstring(doc: str) -> list[str]:
 
 
 def body(op: Operation, flavour: str) -> list[str]:
+    """Build the operation's call and hand it to the executor: one line when it fits, else
+    the call first (``call = ops.name(...)``, wrapped as ruff would wrap it), then the
+    executor."""
     executor = {"call": "_run", "stream": "_open_stream", "walk": "_walk"}[op.kind]
-    build = f"ops.{op.name}", ["self._scope", *arguments(op.args)]
+    build = f"ops.{op.name}({', '.join(['self._scope', *arguments(op.args)])})"
     if flavour == "async" and op.kind == "walk":
         # An async generator, so that the operation's checks run at the first step of the
         # walk, as they always have, and the walk is typed AsyncIterator.
-        return [*_wrap(f"async for item in self.{executor}(", build, "):", 8),
+        return [*_assign("pages", op, build), "        async for item in self._walk(pages):",
                 "            yield item"]  # fmt: skip
-    start = f"return await self.{executor}(" if flavour == "async" else f"return self.{executor}("
-    return _wrap(start, build, ")", 8)
+    run = "return await self." if flavour == "async" else "return self."
+    one = f"        {run}{executor}({build})"
+    if len(one) <= WIDTH:
+        return [one]
+    name = "pages" if op.kind == "walk" else "call"
+    return [*_assign(name, op, build), f"        {run}{executor}({name})"]
 
 
-def _wrap(start: str, build: tuple[str, list[str]], end: str, indent: int) -> list[str]:
-    """``start + f(args) + end`` at ``indent``, wrapped as ruff would wrap it."""
-    name, args = build
-    pad = " " * indent
-    call = f"{name}({', '.join(args)})"
-    if len(pad + start + call + end) <= WIDTH:
-        return [pad + start + call + end]
-    if len(pad + "    " + call) <= WIDTH:
-        return [pad + start, pad + "    " + call, pad + end]
-    inner = pad + "        " + ", ".join(args)
+def _assign(name: str, op: Operation, build: str) -> list[str]:
+    """``name = ops.x(...)`` at eight spaces, wrapped as ruff would wrap it."""
+    one = f"        {name} = {build}"
+    if len(one) <= WIDTH:
+        return [one]
+    args = ["self._scope", *arguments(op.args)]
+    inner = "            " + ", ".join(args)
     if len(inner) <= WIDTH:
-        return [pad + start, f"{pad}    {name}(", inner, pad + "    )", pad + end]
-    return [pad + start, f"{pad}    {name}(", *(f"{pad}        {a}," for a in args),
-            pad + "    )", pad + end]  # fmt: skip
+        return [f"        {name} = ops.{op.name}(", inner, "        )"]
+    return [f"        {name} = ops.{op.name}(", *(f"            {a}," for a in args), "        )"]
 
 
 def methods(ops: list[Operation], flavour: str) -> str:
