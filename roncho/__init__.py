@@ -28,6 +28,8 @@ from ._errors import (
     UnauthorizedError,
     WorkspaceBusyError,
 )
+
+# BEGIN GENERATED models (scripts/render_clients.py)
 from ._models import (
     ChatAnswer,
     ChatChunk,
@@ -47,10 +49,13 @@ from ._models import (
     SessionQueueStatus,
     Workspace,
 )
+
+# END GENERATED models
 from ._scratch import ScratchCleanupError, scratch_workspace
 from ._stream import ChatStream
 from ._version import __version__
 
+# BEGIN GENERATED __all__ (scripts/render_clients.py)
 __all__ = [
     "ChatAnswer",
     "ChatChunk",
@@ -91,6 +96,7 @@ __all__ = [
     "parse_timestamp",
     "scratch_workspace",
 ]
+# END GENERATED __all__
 
 # Tracebacks and reprs say roncho.ConfigError, not roncho._errors.ConfigError, a private
 # path. Pickle finds a class by the same two attributes, and this module exports each one.
