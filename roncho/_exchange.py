@@ -10,6 +10,7 @@ any error or model can hold it.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any, Final, Generic, Protocol, TypeVar
 from urllib.parse import quote
 
@@ -26,7 +27,6 @@ from ._errors import (
 )
 from ._http import BodyData, ResponseEnd, ResponseHead, ResponseParser, build_request
 from ._models import ChatChunk
-from ._record import Record
 from ._version import __version__
 
 T = TypeVar("T")
@@ -67,7 +67,8 @@ class Response:
         return body
 
 
-class Call(Record, Generic[T]):
+@dataclass(frozen=True, slots=True)
+class Call(Generic[T]):
     """One operation, ready to send: pure data plus its decoder.
 
     ``ascii_body`` says every string in ``body`` is ASCII without DEL, so the encoder's

@@ -6,6 +6,7 @@ The same rules as part 1 (``_ops_store``): checks first, then a ``Call``; no I/O
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
+from dataclasses import replace
 from typing import Any, Concatenate, ParamSpec, TypeVar
 
 from . import _checks as check
@@ -19,9 +20,9 @@ from ._models import (
     Message,
     Page,
     QueueStatus,
+    render_batch,
 )
 from ._ops_shapes import Scope, items_of, list_page, path_id
-from ._record import replace
 
 T = TypeVar("T")
 P = ParamSpec("P")
@@ -37,7 +38,7 @@ def create_conclusions(
     the conclusions before sending again.
     """
     op = "create_conclusions"
-    items = check.check_batch(conclusions, ConclusionCreate, "conclusions", op)
+    items, _ = render_batch(conclusions, ConclusionCreate, "conclusions", op)
     return Call(
         op,
         "POST",

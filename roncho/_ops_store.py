@@ -24,6 +24,7 @@ from ._models import (
     Session,
     SessionPeerConfig,
     Workspace,
+    render_batch,
 )
 from ._ops_shapes import (
     Pages,
@@ -330,7 +331,7 @@ def add_messages(
     batch: list the session's newest messages before sending it again.
     """
     op = "add_messages"
-    items, ascii_only = check.render_batch(messages, MessageCreate, "messages", op)
+    items, ascii_only = render_batch(messages, MessageCreate, "messages", op)
     path = scope.ws("sessions", path_id(session_id, "session_id"), "messages")
     return Call(
         op,
