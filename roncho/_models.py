@@ -1,10 +1,11 @@
 """Frozen records for what Honcho answers, and for what roncho sends.
 
-Every model is a standard ``@dataclass(frozen=True, slots=True)``. Each answer model has
-one decoder, its ``from_json``, written out: it reads the keys memoryd relies on (through
-``_decode.Fields``), raises DecodeError naming the operation and the field when one is
-missing or mistyped, and ignores every key the server adds. Timestamps stay RFC 3339
-strings (``parse_timestamp`` turns one into a datetime); ids stay strings.
+Every model is a standard ``@dataclass(frozen=True, slots=True)`` (``Page`` has no slots:
+see there). Each answer model has one decoder, its ``from_json``, written out: it reads
+the keys memoryd relies on (through ``_decode.Fields``), raises DecodeError naming the
+operation and the field when one is missing or mistyped, and ignores every key the server
+adds. Timestamps stay RFC 3339 strings (``parse_timestamp`` turns one into a datetime);
+ids stay strings.
 
 The inputs (``MessageCreate``, ``ConclusionCreate``) are rendered to the wire here too, by
 ``to_json`` one at a time or ``render_batch`` for a request's list: each checks itself
@@ -15,7 +16,7 @@ Two models are built the fast way, because they come by the hundred: ``Message``
 them are most of what roncho decodes) and ``MessageCreate`` (``add_messages`` takes up to
 100). A frozen dataclass's own ``__init__`` stores each field through
 ``object.__setattr__``, around its refusing ``__setattr__``; these two store each checked
-value through the slot's own setter instead (``_slot_setter``). They are dataclasses all
+value through the slot's own setter instead (``_slot_setters``). They are dataclasses all
 the same: fields, equality, hashing, repr, ``dataclasses.replace`` and pickling are the
 standard ones.
 """
@@ -23,7 +24,7 @@ standard ones.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from datetime import datetime
 from typing import Any, Generic, TypeVar
 
@@ -45,11 +46,10 @@ T = TypeVar("T")
 JSON = dict[str, Any]
 
 
-def _slot_setter(cls: type, name: str) -> Callable[[Any, Any], None]:
-    """The setter of ``cls``'s slot ``name``: what ``object.__setattr__`` ends in, called
+def _slot_setters(cls: type) -> dict[str, Callable[[Any, Any], None]]:
+    """Each field's slot setter, by name: what ``object.__setattr__`` ends in, called
     directly (a frozen dataclass's own ``__setattr__`` refuses every store)."""
-    setter: Callable[[Any, Any], None] = vars(cls)[name].__set__
-    return setter
+    return {f.name: vars(cls)[f.name].__set__ for f in fields(cls)}
 
 
 # -- resources ---------------------------------------------------------------------------
@@ -172,53 +172,46 @@ class Message:
         if not isinstance(data, dict):
             raise not_an_object(data, op, "message")
         get = data.get
+        store = _MESSAGE_SLOTS
         message = object.__new__(cls)
         value = get("id")
         if type(value) is not str:
             raise field_error(data, op, "message", "id", "a string")
-        _set_id(message, value)
+        store["id"](message, value)
         value = get("content")
         if type(value) is not str:
             raise field_error(data, op, "message", "content", "a string")
-        _set_content(message, value)
+        store["content"](message, value)
         value = get("peer_id")
         if type(value) is not str:
             raise field_error(data, op, "message", "peer_id", "a string")
-        _set_peer_id(message, value)
+        store["peer_id"](message, value)
         value = get("session_id")
         if type(value) is not str:
             raise field_error(data, op, "message", "session_id", "a string")
-        _set_session_id(message, value)
+        store["session_id"](message, value)
         value = get("created_at")
         if type(value) is not str:
             raise field_error(data, op, "message", "created_at", "a string")
-        _set_created_at(message, value)
+        store["created_at"](message, value)
         value = get("metadata")
         if value is None:
             value = {}
         elif type(value) is not dict:
             raise field_error(data, op, "message", "metadata", "an object or null")
-        _set_metadata(message, value)
+        store["metadata"](message, value)
         value = get("workspace_id")
         if value is not None and type(value) is not str:
             raise field_error(data, op, "message", "workspace_id", "a string or null")
-        _set_workspace_id(message, value)
+        store["workspace_id"](message, value)
         value = get("token_count")
         if value is not None and type(value) is not int:  # never a bool
             raise field_error(data, op, "message", "token_count", "an integer or null")
-        _set_token_count(message, value)
+        store["token_count"](message, value)
         return message
 
 
-# The slots' own setters, which Message.from_json stores through (one per field).
-_set_id = _slot_setter(Message, "id")
-_set_content = _slot_setter(Message, "content")
-_set_peer_id = _slot_setter(Message, "peer_id")
-_set_session_id = _slot_setter(Message, "session_id")
-_set_created_at = _slot_setter(Message, "created_at")
-_set_metadata = _slot_setter(Message, "metadata")
-_set_workspace_id = _slot_setter(Message, "workspace_id")
-_set_token_count = _slot_setter(Message, "token_count")
+_MESSAGE_SLOTS = _slot_setters(Message)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -473,11 +466,12 @@ class MessageCreate:
         created_at: str | datetime | None = None,
         configuration: JSON | None = None,
     ) -> None:
-        _set_create_peer_id(self, peer_id)
-        _set_create_content(self, content)
-        _set_create_metadata(self, metadata)
-        _set_create_created_at(self, created_at)
-        _set_create_configuration(self, configuration)
+        store = _MESSAGE_CREATE_SLOTS
+        store["peer_id"](self, peer_id)
+        store["content"](self, content)
+        store["metadata"](self, metadata)
+        store["created_at"](self, created_at)
+        store["configuration"](self, configuration)
 
     def to_json(self, where: str = "message") -> JSON:
         check_id(self.peer_id, f"{where}.peer_id")
@@ -503,12 +497,7 @@ class MessageCreate:
         return body
 
 
-# The slots' own setters, which MessageCreate.__init__ stores through (one per field).
-_set_create_peer_id = _slot_setter(MessageCreate, "peer_id")
-_set_create_content = _slot_setter(MessageCreate, "content")
-_set_create_metadata = _slot_setter(MessageCreate, "metadata")
-_set_create_created_at = _slot_setter(MessageCreate, "created_at")
-_set_create_configuration = _slot_setter(MessageCreate, "configuration")
+_MESSAGE_CREATE_SLOTS = _slot_setters(MessageCreate)
 
 
 @dataclass(frozen=True, slots=True)
