@@ -21,7 +21,6 @@ from typing import Any, Concatenate, Generic, ParamSpec, TypeVar
 from ._checks import (
     MAX_PAGE_SIZE,
     MAX_QUERY_CHARS,
-    check_batch,
     check_filters_body,
     check_finite,
     check_flag,
@@ -35,7 +34,6 @@ from ._checks import (
     check_reasoning_level,
     check_string,
     check_timestamp,
-    render_batch,
 )
 from ._decode import decode_list
 from ._errors import ConfigError, DecodeError, StatusError
@@ -54,6 +52,7 @@ from ._models import (
     Session,
     SessionPeerConfig,
     Workspace,
+    render_batch,
 )
 
 T = TypeVar("T")
@@ -585,7 +584,7 @@ def create_conclusions(
     the conclusions before sending again.
     """
     op = "create_conclusions"
-    items = check_batch(conclusions, ConclusionCreate, "conclusions", op)
+    items, _ = render_batch(conclusions, ConclusionCreate, "conclusions", op)
     return Call(
         op,
         "POST",
