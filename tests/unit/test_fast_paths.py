@@ -13,10 +13,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from roncho import ConfigError, DecodeError, Message, MessageCreate
-from roncho._base import encode_json
 from roncho._checks import check_json, check_metadata
 from roncho._decode import Fields
-from roncho._exchange import Response
+from roncho._exchange import Response, encode_json
 from roncho._http import ResponseHead
 from roncho._models import ConclusionCreate, render_batch
 
