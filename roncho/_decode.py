@@ -19,6 +19,7 @@ from ._errors import DecodeError
 T = TypeVar("T")
 JSON = dict[str, Any]
 
+
 def kind(value: object) -> str:
     """What a JSON value is, as an error message says it."""
     if value is None:

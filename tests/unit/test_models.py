@@ -1,4 +1,4 @@
-"""Models: decoding realistic Honcho bodies (reference §3, §7) and checking inputs.
+"""Models: decoding realistic Honcho bodies and checking inputs.
 
 Decoding takes only the fields memoryd relies on, ignores the rest, and turns every
 missing or mistyped field into a DecodeError naming the operation and the field.
@@ -72,7 +72,7 @@ SESSION = {
     "configuration": {"reasoning": {"enabled": False}},
     "created_at": WHEN,
 }
-MESSAGE = {  # no "role": the server has none (reference O4, §7)
+MESSAGE = {  # no "role": the server sends none
     "id": NANO,
     "content": "I moved to Lisbon last spring.",
     "peer_id": "alice",
