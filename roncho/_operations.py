@@ -388,12 +388,7 @@ def list_sessions(
 
 
 def list_session_peers(
-    scope: Scope,
-    session_id: str,
-    *,
-    page: int = 1,
-    size: int = 50,
-    deadline: float | None = None,
+    scope: Scope, session_id: str, *, page: int = 1, size: int = 50, deadline: float | None = None
 ) -> Call[Page[Peer]]:
     """``GET .../sessions/{id}/peers``: active members only."""
     op = "list_session_peers"
@@ -907,12 +902,7 @@ def queue_status(
     query = check_id_query(observer_id=observer_id, sender_id=sender_id, session_id=session_id)
     path = scope.ws("queue", "status")
     return Call(
-        op,
-        "GET",
-        path,
-        decoded(op, QueueStatus.from_json),
-        query=tuple(query),
-        deadline=deadline,
+        op, "GET", path, decoded(op, QueueStatus.from_json), query=tuple(query), deadline=deadline
     )
 
 
