@@ -11,7 +11,7 @@ from typing import Any
 
 from .._errors import RonchoError
 from ._finding import Finding
-from ._raw import RawReply
+from ._raw import RawReply, status_word
 from ._target import Target
 
 # A header reveals a version if its name says so or its value holds a dotted number.
@@ -55,7 +55,7 @@ def probe_health(target: Target) -> Finding:
     )
     revealing = [h for h in headers if h["reveals a version"]]
     finding.answer = (
-        f"/health -> {health.status if health else None} {health.text() if health else ''}; "
+        f"/health -> {status_word(health)} {health.text() if health else ''}; "
         f"version headers: "
         f"{', '.join(sorted({h['header'] for h in revealing})) or 'none'}; "
         f"/openapi.json {_spec_version(spec, info)}; "

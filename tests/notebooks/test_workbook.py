@@ -325,7 +325,8 @@ def test_lab_records_csv_answer_and_index_row(lab: Any, tmp_path: Path) -> None:
     assert row["server"] == "emulator" and row["version"] == "3.2.0-emulator"
     first = readme.read_text()
     assert "Kept intro" in first and "Kept outro" in first and "\nold\n" not in first
-    assert "[q7_health](2026-01-02/emulator/q7_health.ipynb)" in first
+    question = workbook.question("q7_health")
+    assert f"[{question}](2026-01-02/emulator/q7_health.md)" in first
     lab.update_index(readme.parent)
     assert readme.read_text() == first  # rebuilt from the files: idempotent
 
@@ -510,12 +511,20 @@ def test_investigate_refuses_an_unusable_server_in_one_line_and_writes_nothing(
 def test_a_failed_notebook_is_named_with_its_reason_and_adds_no_index_row(
     tmp_path: Path, monkeypatch: Any, capsys: Any
 ) -> None:
+    from datetime import UTC, datetime
+
     import papermill
 
     investigate = _investigate()
     results = tmp_path / "results"
     out = results / "2026-01-02" / "emulator"
     out.mkdir(parents=True)
+    argv = ["--only", "q7_health", "--results", str(results), "--date", "2026-01-02", "--replace"]
+    # That earlier run was of the same server (its manifest says so): --replace replaces it.
+    earlier = investigate.manifest(
+        investigate.parse_args(argv), argv, {"base_url": "", "emulator": True}, datetime.now(UTC)
+    )
+    (out / workbook.MANIFEST).write_text(json.dumps(earlier))
     # An answer left by an earlier run of the day must not survive a failed re-run.
     (out / "q7_health.answer.json").write_text(
         json.dumps(
@@ -542,10 +551,8 @@ def test_a_failed_notebook_is_named_with_its_reason_and_adds_no_index_row(
             traceback=[],
         )
 
-    monkeypatch.setattr(investigate.papermill, "execute_notebook", fail)
-    code = investigate.main(
-        ["--only", "q7_health", "--results", str(results), "--date", "2026-01-02"]
-    )
+    monkeypatch.setattr(papermill, "execute_notebook", fail)
+    code = investigate.main(argv)
     printed = capsys.readouterr().out
     assert code == 1
     assert "1 of 1 notebooks failed:" in printed
@@ -560,20 +567,25 @@ def test_runner_labels_a_run_with_the_deriver_settings_and_passes_them_on() -> N
     args = investigate.parse_args(
         ["--base-url", "http://127.0.0.1:8100", "--deriver-flush", "off", "--age-gate", "20"]
     )
-    label, given = investigate.plan(args)
-    assert label == "127.0.0.1-flush-off-age20s"
+    server = workbook.ServerIdentity(host="127.0.0.1", port=8100, auth=False, version="3.0.12")
+    label, given = investigate.plan(args, server)
+    assert label == "127.0.0.1-8100-auth-off-v3.0.12-flush-off-age20s"
     assert given["deriver_flush"] is False and given["age_gate_seconds"] == 20.0
     assert given["token_gate"] == 512 and given["below_wait_bound"] == 85.0
+    h = workbook.ServerIdentity(host="h", port=8000, auth=True, version="unknown")
     label, given = investigate.plan(
         investigate.parse_args(
             ["--base-url", "http://h:8000", "--deriver-flush", "on", "--label", "3.0.12 source"]
-        )
+        ),
+        h,
     )
-    assert label == "h-3.0.12-source-flush-on" and given["deriver_flush"] is True
-    # Told nothing, a real server is assumed to run Honcho's defaults; the folder is the host.
-    label, given = investigate.plan(investigate.parse_args(["--base-url", "http://h:8000"]))
-    assert label == "h" and given["deriver_flush"] is False
-    assert given["age_gate_seconds"] == 1800.0
+    assert label == "h-8000-auth-on-version-unknown-3.0.12-source-flush-on"
+    assert given["deriver_flush"] is True and given["deriver_source"] == "told"
+    # Told nothing, a real server is assumed to run Honcho's defaults (and the notebooks are
+    # told that it is an assumption); the folder is the server's identity alone.
+    label, given = investigate.plan(investigate.parse_args(["--base-url", "http://h:8000"]), h)
+    assert label == "h-8000-auth-on-version-unknown" and given["deriver_flush"] is False
+    assert given["age_gate_seconds"] == 1800.0 and given["deriver_source"] == "assumed"
 
 
 def test_a_default_emulator_run_leaves_a_fresh_clone_clean(tmp_path: Path) -> None:
@@ -689,5 +701,5 @@ def test_an_inconsistent_answer_is_kept_but_fails_the_run(tmp_path: Path) -> Non
         json.dumps({"notebook": "q7_health", "answer": "/health -> 200"})
     )
     ran = ["q3_deriver_latency", "q7_health", "q1_auth"]
-    assert investigate.inconsistent_answers(tmp_path, ran) == ["q3_deriver_latency"]
-    assert investigate.inconsistent_answers(tmp_path, ["q7_health"]) == []
+    assert list(investigate.inconsistent_answers(tmp_path, ran)) == ["q3_deriver_latency"]
+    assert list(investigate.inconsistent_answers(tmp_path, ["q7_health"])) == []
