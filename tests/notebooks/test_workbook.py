@@ -703,3 +703,22 @@ def test_an_inconsistent_answer_is_kept_but_fails_the_run(tmp_path: Path) -> Non
     ran = ["q3_deriver_latency", "q7_health", "q1_auth"]
     assert list(investigate.inconsistent_answers(tmp_path, ran)) == ["q3_deriver_latency"]
     assert list(investigate.inconsistent_answers(tmp_path, ["q7_health"])) == []
+
+
+def test_investigate_sh_help_answers_before_anything_is_installed(tmp_path: Path) -> None:
+    # A bare copy of the two scripts: no .venv, no pyproject.toml. Were --help to install
+    # first, it would make .venv here and fail.
+    (tmp_path / "scripts").mkdir()
+    for name in ("investigate.sh", "investigate.py"):
+        (tmp_path / "scripts" / name).write_bytes((ROOT / "scripts" / name).read_bytes())
+    done = subprocess.run(
+        ["bash", "scripts/investigate.sh", "--only", "q7_health", "--help"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=tmp_path,
+        env={"PATH": "/usr/bin:/bin", "PYTHON": sys.executable},
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("usage: investigate.py") and "--deriver-flush" in done.stdout
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["scripts"]
