@@ -3,11 +3,15 @@
 Both clients' streams feed it the body bytes they read and pop the chunks it has made. It
 owns the SSE decoding, the JSON of each event, the final ``{"done": true}`` event, and the
 case of a server that ignored ``stream: true`` and answered one JSON body. A body that ends
-before the final event is a ProtocolError: a short answer never passes as a whole one.
+before the final event is a ProtocolError: a short answer never passes as a whole one. So is
+an event that carries an error (a server that fails while answering may end the stream with
+``{"error": "...", "done": true}``): the server's words are in the message, never taken for
+a clean end.
 """
 
 from __future__ import annotations
 
+import json
 from collections import deque
 from collections.abc import Callable
 
@@ -91,6 +95,13 @@ class ChatDecoder:
             payload = parse_json(data)
         except (ValueError, RecursionError):
             raise DecodeError(f"{self._op}: a stream event is not JSON") from None
+        failure = payload.get("error") if isinstance(payload, dict) else None
+        if failure:
+            said = failure if isinstance(failure, str) else json.dumps(failure)
+            raise ProtocolError(
+                f"{self._op}: the server ended the stream with an error: {said[:300]}",
+                request_sent=True,
+            )
         chunk = ChatChunk.from_json(payload, self._op)
         self._pending.append(chunk)
         if chunk.done:
