@@ -722,3 +722,52 @@ def test_investigate_sh_help_answers_before_anything_is_installed(tmp_path: Path
     assert done.returncode == 0, done.stderr
     assert done.stdout.startswith("usage: investigate.py") and "--deriver-flush" in done.stdout
     assert sorted(p.name for p in tmp_path.iterdir()) == ["scripts"]
+
+
+class _SpecServer:
+    """A loopback server answering /health and an /openapi.json with ``version``."""
+
+    def __init__(self, version: str) -> None:
+        import http.server
+        import threading
+
+        spec = json.dumps({"openapi": "3.1.0", "info": {"title": "Honcho API", "version": version}})
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def do_GET(self) -> None:
+                data = (spec if self.path == "/openapi.json" else '{"status":"ok"}').encode()
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            def log_message(self, *args: Any) -> None:
+                pass
+
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self.thread.start()
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+        self.thread.join(CALL_TIMEOUT)
+
+
+def test_q7_says_a_version_of_unknown_is_unknown_and_why() -> None:
+    # Honcho's Docker images before 3.1.1 report info.version "unknown".
+    server = _SpecServer("unknown")
+    try:
+        with workbook.open_target(server.url, connect_timeout=CALL_TIMEOUT) as real:
+            finding = workbook.probe_health(real)
+        identity = workbook.identify(server.url, timeout=CALL_TIMEOUT)
+    finally:
+        server.close()
+    (row,) = finding.tables["answers"]
+    assert row["server_version()"] is None
+    assert 'info.version = "unknown", so the version is unknown' in finding.answer
+    assert "Docker images before 3.1.1" in finding.answer
+    assert "server_version() = no version" in finding.answer
+    assert identity.version is None and "version-not-revealed" in identity.folder()
