@@ -320,3 +320,12 @@ def test_across_figures_draw_each_run_and_name_their_axes(figures: Any) -> None:
             assert "d/a" in ticks and "d/b" in ticks
         finally:
             figures.plt.close(fig)
+
+
+@pytest.mark.timeout(700)
+def test_no_answer_page_of_any_notebook_shows_a_python_repr(run: tuple[Path, list[str]]) -> None:
+    out, notebooks = run
+    repr_like = re.compile(r"\bNone\b|\w='|\[\d{3}(, \d{3})*\]|\b[A-Z]\w+\(\w+=")
+    for page in [out / "summary.md", *(out / f"{name}.md" for name in notebooks)]:
+        for line in page.read_text(encoding="utf-8").splitlines():
+            assert not repr_like.search(line), f"{page.name}: {line}"

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import importlib
 import json
+import re
 import socket
 import subprocess
 import sys
@@ -771,3 +772,16 @@ def test_q7_says_a_version_of_unknown_is_unknown_and_why() -> None:
     assert "Docker images before 3.1.1" in finding.answer
     assert "server_version() = no version" in finding.answer
     assert identity.version is None and "version-not-revealed" in identity.folder()
+
+
+def test_the_results_readme_names_only_kept_runs_and_across_shows_them() -> None:
+    # The page once promised an emulator run that was not there: every run it names must
+    # be in the record, with answers, and have its column in ACROSS.md.
+    results = ROOT / "results"
+    intro = (results / "README.md").read_text(encoding="utf-8").split("## Runs", 1)[0]
+    named = re.findall(r"`(\d{4}-\d{2}-\d{2}/[A-Za-z0-9._-]+)`", intro)
+    assert any(run.endswith("/emulator") for run in named)
+    head = (results / "ACROSS.md").read_text(encoding="utf-8").split("\n| question |", 1)[1]
+    for run in named:
+        assert list((results / run).glob("*.answer.json")), run
+        assert f" {run} (" in head.split("\n", 1)[0], run
