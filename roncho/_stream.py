@@ -13,8 +13,7 @@ from typing import Any
 
 from ._exchange import Exchange
 from ._models import ChatAnswer, ChatChunk, Evidence
-from ._network import Closable
-from ._transport import Connection
+from ._network import Closable, Stream
 
 
 class StreamCore:
@@ -62,7 +61,7 @@ class ChatStream(StreamCore):
     ProtocolError; one that stalls longer than read_timeout raises ReadTimeout.
     """
 
-    _connection: Connection
+    _connection: Stream
 
     def __iter__(self) -> ChatStream:
         return self

@@ -6,8 +6,8 @@ from __future__ import annotations
 from typing import NoReturn, Self
 
 from .._models import ChatAnswer, ChatChunk
+from .._network import AsyncStream
 from .._stream import StreamCore
-from ._transport import AsyncConnection
 
 
 class AsyncClosing:
@@ -47,7 +47,7 @@ class AsyncChatStream(StreamCore, AsyncClosing):
     applies between reads.
     """
 
-    _connection: AsyncConnection
+    _connection: AsyncStream
 
     def __aiter__(self) -> AsyncChatStream:
         return self
