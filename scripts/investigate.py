@@ -321,7 +321,8 @@ def _version_of(distribution: str) -> str | None:
 
 
 def _commit() -> dict[str, Any]:
-    """roncho's commit (and whether the checkout had changes); None outside a git checkout."""
+    """roncho's commit, and whether the checkout had changes outside results/ (None outside
+    a git checkout)."""
 
     def git(*words: str) -> str | None:
         try:
@@ -332,7 +333,8 @@ def _commit() -> dict[str, Any]:
             return None
         return done.stdout.strip() if done.returncode == 0 else None
 
-    status = git("status", "--porcelain", "--untracked-files=no")
+    # The record itself changes with every run: only changes to the code count.
+    status = git("status", "--porcelain", "--untracked-files=no", "--", ".", f":!{RECORD_ROOT}")
     return {
         "commit": git("rev-parse", "HEAD"),
         "dirty": bool(status) if status is not None else None,
