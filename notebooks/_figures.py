@@ -810,8 +810,10 @@ def draw_differences(finding: Finding, stamp: Stamp) -> Figure:
 
 # -- across runs ------------------------------------------------------------------------------
 def _run_label(row: Any) -> str:
+    """The run's folder, wrapped to sit under its own bars, and the version it reported."""
     version = row.get("version")
-    return f"{row['run']}\n({version or 'version not revealed'})"
+    wrapped = "\n".join(textwrap.wrap(str(row["run"]).replace("-", "-\u200b"), 22))
+    return f"{wrapped.replace(chr(0x200B), '')}\n({version or 'version not revealed'})"
 
 
 def draw_across_latency(stats: pd.DataFrame) -> Figure:

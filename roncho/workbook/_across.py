@@ -37,9 +37,21 @@ class Answer:
     text: str
 
 
+# Answers recorded before 2026-12-01's rewording said these; read in today's words, a
+# rewording is not shown as a change of behaviour.
+_OLD_WORDS = (
+    ("Deriver as configured:", "Deriver as told:"),
+    ("with the configuration given", "with these settings"),
+)
+# Quotes and list brackets around the server's words and statuses ('x', "x", [401]).
+_QUOTING = re.compile(r"['\"\[\]]")
+
+
 def shape(text: str) -> str:
     """The answer with what varies between identical behaviours masked."""
-    return _NUMBER.sub("#", _SCRATCH.sub("<scratch>", text))
+    for old, new in _OLD_WORDS:
+        text = text.replace(old, new)
+    return _QUOTING.sub("", _NUMBER.sub("#", _SCRATCH.sub("<scratch>", text)))
 
 
 def load_answers(root: Path) -> list[Answer]:
