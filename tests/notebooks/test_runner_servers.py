@@ -38,6 +38,9 @@ STOP_TIMEOUT = 10.0
 RUN_TIMEOUT = 300  # seconds for one runner invocation (a few notebooks on a loaded machine)
 DATE = "2026-01-02"
 # Short bounds: the emulators' derivers answer in milliseconds.
+# Seconds for a test, the module's runs included (the first test waits for them): four
+# runner invocations, each starting a kernel per notebook, on a loaded 2-core machine.
+pytestmark = pytest.mark.timeout(900)
 QUICK = ["--trials", "1", "--wait-bound", "5", "--below-wait-bound", "5", "--poll-interval", "0.05"]
 
 
