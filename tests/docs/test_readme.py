@@ -21,7 +21,7 @@ USER_PATH = (
     "## What roncho promises",
     "## Errors",
     "## With asyncio",
-    "## Testing with the emulator",
+    "## Testing your code against Honcho without a Honcho",
     "## The workbook",
     "## How the core is built",
 )
