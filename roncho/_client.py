@@ -58,7 +58,7 @@ if TYPE_CHECKING:
     )
     # END GENERATED imports
 
-__all__ = ["MAX_PAGE_SIZE", "Client", "ClientCore"]
+__all__ = ["Client", "ClientCore"]
 
 C = TypeVar("C", bound="ClientCore")
 T = TypeVar("T")

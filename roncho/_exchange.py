@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 from collections import deque
 from collections.abc import Callable
+from dataclasses import KW_ONLY, dataclass
 from enum import Enum
 from typing import Any, Final, Generic, TypeVar
 from urllib.parse import quote
@@ -79,6 +80,7 @@ class Response:
         return body
 
 
+@dataclass(slots=True, repr=False)
 class Call(Generic[T]):
     """One operation, ready to send: pure data plus its decoder.
 
@@ -90,49 +92,19 @@ class Call(Generic[T]):
     events.
     """
 
-    __slots__ = (
-        "ascii_body",
-        "body",
-        "busy",
-        "deadline",
-        "decode",
-        "method",
-        "on_status",
-        "op",
-        "path",
-        "query",
-        "stream",
-        "write",
-    )
-
-    def __init__(
-        self,
-        op: str,
-        method: str,
-        path: str,
-        decode: Callable[[Response], T],
-        *,
-        query: tuple[tuple[str, str], ...] = (),
-        body: Any = NO_BODY,
-        ascii_body: bool = False,
-        write: bool = False,
-        busy: bool = False,
-        stream: bool = False,
-        on_status: Callable[[StatusError], T] | None = None,
-        deadline: float | None = None,
-    ) -> None:
-        self.op = op
-        self.method = method
-        self.path = path
-        self.decode = decode
-        self.query = query
-        self.body = body
-        self.ascii_body = ascii_body
-        self.write = write
-        self.busy = busy
-        self.stream = stream
-        self.on_status = on_status
-        self.deadline = deadline
+    op: str
+    method: str
+    path: str
+    decode: Callable[[Response], T]
+    _: KW_ONLY
+    query: tuple[tuple[str, str], ...] = ()
+    body: Any = NO_BODY
+    ascii_body: bool = False
+    write: bool = False
+    busy: bool = False
+    stream: bool = False
+    on_status: Callable[[StatusError], T] | None = None
+    deadline: float | None = None
 
     @property
     def what(self) -> str:

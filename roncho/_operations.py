@@ -21,7 +21,6 @@ from typing import Any, Concatenate, Generic, ParamSpec, TypeVar
 from ._checks import (
     MAX_PAGE_SIZE,
     MAX_QUERY_CHARS,
-    check_batch,
     check_filters_body,
     check_finite,
     check_flag,
@@ -35,7 +34,6 @@ from ._checks import (
     check_reasoning_level,
     check_string,
     check_timestamp,
-    render_batch,
 )
 from ._decode import decode_list
 from ._errors import ConfigError, DecodeError, StatusError
@@ -54,6 +52,7 @@ from ._models import (
     Session,
     SessionPeerConfig,
     Workspace,
+    render_batch,
 )
 
 T = TypeVar("T")
@@ -389,12 +388,7 @@ def list_sessions(
 
 
 def list_session_peers(
-    scope: Scope,
-    session_id: str,
-    *,
-    page: int = 1,
-    size: int = 50,
-    deadline: float | None = None,
+    scope: Scope, session_id: str, *, page: int = 1, size: int = 50, deadline: float | None = None
 ) -> Call[Page[Peer]]:
     """``GET .../sessions/{id}/peers``: active members only."""
     op = "list_session_peers"
@@ -585,7 +579,7 @@ def create_conclusions(
     the conclusions before sending again.
     """
     op = "create_conclusions"
-    items = check_batch(conclusions, ConclusionCreate, "conclusions", op)
+    items, _ = render_batch(conclusions, ConclusionCreate, "conclusions", op)
     return Call(
         op,
         "POST",
@@ -917,12 +911,7 @@ def queue_status(
     query = check_id_query(observer_id=observer_id, sender_id=sender_id, session_id=session_id)
     path = scope.ws("queue", "status")
     return Call(
-        op,
-        "GET",
-        path,
-        decoded(op, QueueStatus.from_json),
-        query=tuple(query),
-        deadline=deadline,
+        op, "GET", path, decoded(op, QueueStatus.from_json), query=tuple(query), deadline=deadline
     )
 
 

@@ -212,17 +212,22 @@ def methods(ops: list[Operation], flavour: str) -> str:
 
 
 # -- the names the signatures use ---------------------------------------------------------
-def imported_names(source: str, package: str) -> dict[str, str]:
-    """Every name a module imports at its top, with the module it comes from (absolute)."""
+def imported_names(source: str) -> dict[str, str]:
+    """Every name a module imports at its top, with the module it comes from (a relative
+    import read as one from roncho/, which holds for _operations, whose table this is)."""
     names = {}
     for node in ast.parse(source).body:
         if isinstance(node, ast.ImportFrom) and node.module != "__future__":
-            module = ("roncho." if node.level else "") + (node.module or "")
-            if node.level > 1:
-                module = "roncho." + (node.module or "")
+            module = f"roncho.{node.module or ''}" if node.level else str(node.module)
             for alias in node.names:
-                names[alias.asname or alias.name] = module.rstrip(".")
+                names[alias.asname or alias.name] = module
     return names
+
+
+def default_names(ops: list[Operation]) -> set[str]:
+    """The names the defaults use: the client needs them at run time, not only for types."""
+    defaults = [d for op in ops for d in [*op.args.defaults, *op.args.kw_defaults] if d]
+    return {n.id for d in defaults for n in ast.walk(d) if isinstance(n, ast.Name)}
 
 
 def used_names(ops: list[Operation], flavour: str) -> set[str]:
@@ -238,12 +243,15 @@ def used_names(ops: list[Operation], flavour: str) -> set[str]:
 def imports(ops: list[Operation], flavour: str, client: str) -> str:
     """``from ... import ...`` lines for the type checker (isort's order, as ruff keeps it):
     each name the signatures use that the client module does not already import."""
-    known = imported_names(OPERATIONS.read_text(encoding="utf-8"), "roncho")
+    known = imported_names(OPERATIONS.read_text(encoding="utf-8"))
     known["Iterator"] = known["AsyncIterator"] = "collections.abc"
     known["ChatStream"] = "roncho._stream"
     known["AsyncChatStream"] = "roncho.aio._stream"
     outside = splice(client, "    pass\n", *IMPORTS)  # the hand-written imports only
-    have = set(imported_names(outside, "roncho"))
+    have = set(imported_names(outside))
+    missing = default_names(ops) - have - set(dir(builtins))
+    if missing:
+        raise SystemExit(f"a default uses {sorted(missing)}: import it in the client module")
     wanted: dict[str, set[str]] = {}
     for name in sorted(used_names(ops, flavour) - have - set(dir(builtins))):
         wanted.setdefault(known[name], set()).add(name)
@@ -289,7 +297,7 @@ def package(text: str) -> str:
     models = [n.name for n in tree.body if isinstance(n, ast.ClassDef) and n.name[0] != "_"]
     block = "\n".join(_from_import("._models", sorted(models, key=_isort_key), pad=""))
     text = splice(text, f"{EXPORTS[0]}{block}\n\n{EXPORTS[1]}", *EXPORTS)
-    names = [n for n in imported_names(text, "roncho") if not n.startswith("_")]
+    names = [n for n in imported_names(text) if not n.startswith("_")]
     listed = "".join(f'    "{name}",\n' for name in sorted([*names, "__version__"]))
     return splice(text, f"{ALL[0]}__all__ = [\n{listed}]\n{ALL[1]}", *ALL)
 
