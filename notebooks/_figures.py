@@ -23,7 +23,7 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.patches import Patch, Rectangle
 
-from roncho.workbook import Finding
+from roncho.workbook import Finding, source_legend
 
 # Colours by meaning, the same in every figure (colour-blind-safe Okabe-Ito hues).
 GREEN = "#009E73"  # allowed / works / present / agrees
@@ -790,11 +790,115 @@ def draw_differences(finding: Finding, stamp: Stamp) -> Figure:
         cells,
         palette,
         xlabel="source (cell: what it says; last column: what this server answered)",
-        ylabel="topic (reference §5)",
+        ylabel="topic",
         fontsize=6.5,
         wrap=26,
     )
     ax.set_title(stamp.title(headline), fontsize=10)
+    fig.tight_layout(rect=(0, 0.07, 1, 1))
+    # What each column's label means, on the figure itself: it is often seen on its own.
+    fig.text(
+        0.01,
+        0.01,
+        "\n".join(textwrap.wrap("Sources: " + source_legend() + ".", 160)),
+        fontsize=6.5,
+        ha="left",
+        va="bottom",
+    )
+    return fig
+
+
+# -- across runs ------------------------------------------------------------------------------
+def _run_label(row: Any) -> str:
+    """The run's folder, wrapped to sit under its own bars, and the version it reported."""
+    version = row.get("version")
+    wrapped = "\n".join(textwrap.wrap(str(row["run"]).replace("-", "-\u200b"), 22))
+    return f"{wrapped.replace(chr(0x200B), '')}\n({version or 'version not revealed'})"
+
+
+def draw_across_latency(stats: pd.DataFrame) -> Figure:
+    """Q3 across runs: the median (bar) and p90 (tick) latency per size class and gate, one
+    group of bars per run, so a change of gate or of timing between runs stands out."""
+    headline = "Q3 across runs: message → first conclusion, median (bar) and p90 (tick)"
+    fig, ax = plt.subplots(figsize=(10, 4.6))
+    if stats.empty or "median_s" not in stats:
+        ax.set_axis_off()
+        ax.set_title(headline, fontsize=10)
+        ax.text(0.5, 0.5, "No run in this record has a Q3 latency table.", ha="center")
+        return fig
+    runs = list(dict.fromkeys(stats["run"]))
+    labels = {r["run"]: _run_label(r) for _, r in stats.iterrows()}
+    classes = list(dict.fromkeys(f"{r['size']} · {r['gate']}" for _, r in stats.iterrows()))
+    colour = {c: GATE_COLOURS[i % len(GATE_COLOURS)] for i, c in enumerate(classes)}
+    width = 0.8 / max(len(classes), 1)
+    for _, row in stats.iterrows():
+        key = f"{row['size']} · {row['gate']}"
+        x = runs.index(row["run"]) - 0.4 + width * (classes.index(key) + 0.5)
+        median = pd.to_numeric(row["median_s"], errors="coerce")
+        p90 = pd.to_numeric(row.get("p90_s"), errors="coerce")
+        if pd.isna(median):
+            ax.text(x, 0, "none\nreleased", ha="center", va="bottom", fontsize=6, color=RED)
+            continue
+        ax.bar(x, float(median), width * 0.9, color=colour[key])
+        if not pd.isna(p90):
+            ax.plot([x - width * 0.35, x + width * 0.35], [float(p90)] * 2, color="black")
+    ax.set_xticks(range(len(runs)))
+    ax.set_xticklabels([labels[r] for r in runs], fontsize=6.5)
+    ax.set_ylabel("seconds")
+    positive = pd.to_numeric(stats["median_s"], errors="coerce").dropna()
+    positive = positive[positive > 0]
+    if len(positive) and positive.max() / max(positive.min(), 1e-3) > 30:
+        ax.set_yscale("log")
+    ax.legend(
+        handles=[Patch(facecolor=colour[c], label=f"size · gate: {c}") for c in classes],
+        fontsize=7,
+        frameon=False,
+        loc="upper left",
+    )
+    ax.set_title(headline, fontsize=10)
+    fig.tight_layout()
+    return fig
+
+
+def draw_across_statuses(scopes: pd.DataFrame) -> Figure:
+    """Q1 across runs: the status each key got for each action, one column per run."""
+    headline = "Q1 across runs: the status each key got"
+    if scopes.empty or "status" not in scopes:
+        fig, ax = plt.subplots(figsize=(8, 2.5))
+        ax.set_axis_off()
+        ax.set_title(headline, fontsize=10)
+        ax.text(0.5, 0.5, "No run in this record has a Q1 scopes table.", ha="center")
+        return fig
+    runs = list(dict.fromkeys(scopes["run"]))
+    rows = list(
+        dict.fromkeys(
+            f"{r['key']} · {r['action']} · {r['workspace']}" for _, r in scopes.iterrows()
+        )
+    )
+    cells = {}
+    for _, r in scopes.iterrows():
+        status = r["status"]
+        missing = not isinstance(status, str) and pd.isna(status)
+        text = "no answer" if missing else str(int(status) if isinstance(status, float) else status)
+        category = _status_class(None if missing else text)
+        flagged = str(r.get("agrees")) == "False"
+        cells[(f"{r['key']} · {r['action']} · {r['workspace']}", r["run"])] = Cell(
+            category, text, flagged
+        )
+    labels = {r["run"]: _run_label(r) for _, r in scopes.iterrows()}
+    palette = _status_palette(c.category for c in cells.values())
+    fig, ax = plt.subplots(figsize=(max(8.0, 4 + 1.6 * len(runs)), 0.22 * len(rows) + 2.4))
+    grid(
+        ax,
+        rows,
+        [labels[r] for r in runs],
+        {(row, labels[run]): cell for (row, run), cell in cells.items()},
+        palette,
+        xlabel="run (server version)",
+        ylabel="key · action · workspace",
+        fontsize=6,
+    )
+    ax.set_title(headline, fontsize=10)
     fig.tight_layout()
     return fig
 

@@ -31,7 +31,16 @@ import matplotlib.pyplot as plt
 import pandas as pd
 from IPython.display import Markdown
 
-from roncho.workbook import Finding, RunInfo, Target, describe, open_target
+from roncho.workbook import (
+    Finding,
+    RunInfo,
+    Target,
+    describe,
+    load_record,
+    open_target,
+    question,
+    table_across,
+)
 
 # The investigate script hands an API key to the kernels this way, so that no executed
 # notebook (they are saved with their parameters) ever contains it.
@@ -166,8 +175,12 @@ class Lab:
             "",
             finding.answer + (f" {extra}" if extra else ""),
             "",
+            f"*Asked:* {question(self.notebook)}",
+            "",
             f"*Source:* {self.source()}.",
         ]
+        for note in finding.notes:
+            lines += ["", note]
         if calls:
             lines += [
                 "",
@@ -189,7 +202,9 @@ class Lab:
                 "health": self.info.health,
                 "notebook": self.notebook,
                 "question": finding.question,
+                "asks": question(self.notebook),
                 "answer": finding.answer + (f" {extra}" if extra else ""),
+                "fits": finding.fits,
                 "figures": list(self.figures),
             }
             (self.out / f"{self.notebook}{ANSWER_SUFFIX}").write_text(
@@ -203,6 +218,38 @@ class Lab:
     def close(self) -> None:
         """Stop the emulator (if one was started); the scratch workspaces are already gone."""
         self._stack.close()
+
+
+def across_figure(fig: Any, name: str, root: Path | str, *, write: bool) -> FigureView:
+    """Show an across-runs figure; with ``write``, save it as ``across__<name>.png`` and
+    ``.svg`` in the results root, beside ACROSS.md."""
+    try:
+        buffer = io.BytesIO()
+        fig.savefig(buffer, format="png", dpi=FIGURE_DPI)
+        files: tuple[str, ...] = ()
+        if write:
+            base = Path(root) / f"across__{name}"
+            base.with_suffix(".png").write_bytes(buffer.getvalue())
+            fig.savefig(base.with_suffix(".svg"), format="svg", metadata={"Date": None})
+            files = (base.with_suffix(".png").name, base.with_suffix(".svg").name)
+    finally:
+        plt.close(fig)
+    return FigureView(f"across {name}", buffer.getvalue(), files)
+
+
+def record_frames(root: Path | str) -> dict[str, pd.DataFrame]:
+    """The record as pandas: one frame per table (``<notebook>__<table>``) across every run
+    under ``root``, each row led by its run's identity columns (run, date, server, version,
+    auth, deriver settings, roncho's version and commit). ``"runs"`` is one row per run.
+
+    The pandas view of `roncho.workbook.load_record`, which reads the same with the
+    standard library.
+    """
+    runs = load_record(root)
+    frames = {"runs": pd.DataFrame([run.identity() for run in runs])}
+    for name in sorted({name for run in runs for name in run.tables}):
+        frames[name] = pd.DataFrame(table_across(runs, name))
+    return frames
 
 
 def markdown_table(
@@ -231,10 +278,13 @@ def update_index(root: Path) -> Path:
     for path in sorted(root.glob(f"*/*/*{ANSWER_SUFFIX}")):
         data = json.loads(path.read_text(encoding="utf-8"))
         folder = path.parent.relative_to(root).as_posix()
-        data["notebook"] = f"[{data['notebook']}]({folder}/{data['notebook']}.ipynb)"
+        notebook = data["notebook"]
+        data["run"] = f"[{path.parent.name}]({folder}/summary.md)"
+        data["question"] = f"[{question(notebook)}]({folder}/{notebook}.md)"
+        data["order"] = (data["date"], folder, notebook)
         rows.append(data)
-    rows.sort(key=lambda r: (r["date"], r["server"], r["notebook"]), reverse=False)
-    table = markdown_table(rows, ("date", "server", "version", "notebook", "answer"), limit=None)
+    rows.sort(key=lambda r: r["order"])
+    table = markdown_table(rows, ("date", "run", "version", "question", "answer"), limit=None)
     readme = root / "README.md"
     text = readme.read_text(encoding="utf-8") if readme.exists() else _INDEX_TEMPLATE
     pattern = re.compile(re.escape(INDEX_START) + ".*?" + re.escape(INDEX_END), re.S)
@@ -250,15 +300,17 @@ def today() -> str:
 
 _INDEX_TEMPLATE = f"""# Investigation results
 
-Each run of the workbook writes `results/<YYYY-MM-DD>/<server>/`: the executed notebooks,
-their tables as CSV (`<notebook>__<table>.csv`), one figure per notebook
-(`<notebook>__figure.png` and `.svg`), one Markdown answer per notebook (showing its figure)
-and `summary.md` (every answer and every figure). `server` is `emulator` for the embedded
-emulator or the host name of a real server, so an emulator run never overwrites a real
-server's results.
+Each run of the workbook writes `<YYYY-MM-DD>/<server>/` here: `manifest.json` (the server's
+identity, roncho's version and commit, the tools' versions, the runner's arguments, start and
+end times), the executed notebooks, their tables as CSV (`<notebook>__<table>.csv`), one
+figure per notebook (`<notebook>__figure.png` and `.svg`), one Markdown answer per notebook
+and `summary.md`. `<server>` is `emulator` for the embedded emulator, else the server's host
+and port, authentication on or off, the version it reports and the deriver settings given,
+so two servers never share a folder. [ACROSS.md](ACROSS.md) lines up every answer across
+runs; `across.ipynb` draws what changed.
 
-Answers marked with server `emulator` only show the workbook runs; the questions are settled
-by a run against a real Honcho.
+Answers of an `emulator` run only show the workbook runs; the questions are settled by a run
+against a real Honcho.
 
 {INDEX_START}
 {INDEX_END}

@@ -164,12 +164,12 @@ def check_api_key(api_key: object) -> bytearray | None:
     if api_key is None:
         return None
     if isinstance(api_key, (bytes, bytearray)):
-        try:
-            api_key = bytes(api_key).decode("ascii")
-        except UnicodeDecodeError:
-            raise ConfigError("api_key must be ASCII") from None
+        raise ConfigError(
+            f"api_key must be a str or None, not {type(api_key).__name__}: "
+            "pass the key as text (key.decode())"
+        )
     if not isinstance(api_key, str):
-        raise ConfigError(f"api_key must be a string or None, not {type(api_key).__name__}")
+        raise ConfigError(f"api_key must be a str or None, not {type(api_key).__name__}")
     if api_key == "":
         raise ConfigError("api_key is empty; pass None to send no Authorization header")
     if not _KEY_PATTERN.fullmatch(api_key):

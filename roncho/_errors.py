@@ -85,7 +85,8 @@ class DeadlineExceeded(Timeout):
 
 
 class ProtocolError(RonchoError):
-    """The response broke HTTP/1.1 or SSE framing, or the connection closed early."""
+    """The response broke HTTP/1.1 or SSE framing, the connection closed early, or a streamed
+    answer ended with an error event instead of its answer (the server's words included)."""
 
 
 class ResponseTooLargeError(RonchoError):
@@ -132,7 +133,18 @@ class StatusError(RonchoError):
 
 
 class UnauthorizedError(StatusError):
-    """401 or 403: no key, a wrong key, or a key whose scope does not reach this resource."""
+    """401 or 403: no key, a wrong key, or a key whose scope does not reach this resource.
+
+    The message adds what to check after the server's words (``Invalid JWT``, ``No access
+    token provided``), since those alone do not say which key or which scope.
+    """
+
+    def _describe(self) -> str:
+        return (
+            f"{super()._describe()} (check this client's api_key: None sends no key; the "
+            "key must be valid for this server and an admin key or one scoped to this "
+            "workspace, reaching this peer or session)"
+        )
 
 
 class WorkspaceBusyError(StatusError):

@@ -441,7 +441,8 @@ class ChatDecoder:
 
     Every error it raises has ``request_sent`` true: the server answered, so it had the
     request. ``finished`` turns true with the final event; ``text`` and ``evidence`` hold
-    what arrived so far.
+    what arrived so far. An event that carries an error is a ProtocolError with the
+    server's words.
     """
 
     def __init__(
@@ -510,6 +511,15 @@ class ChatDecoder:
             payload = parse_json(data)
         except (ValueError, RecursionError):
             raise DecodeError(f"{self._op}: a stream event is not JSON") from None
+        # A server that fails while answering may end the stream with
+        # {"error": "...", "done": true}: an error, with its words, never a clean end.
+        failure = payload.get("error") if isinstance(payload, dict) else None
+        if failure:
+            said = failure if isinstance(failure, str) else json.dumps(failure)
+            raise ProtocolError(
+                f"{self._op}: the server ended the stream with an error: {said[:300]}",
+                request_sent=True,
+            )
         chunk = ChatChunk.from_json(payload, self._op)
         self._pending.append(chunk)
         if chunk.done:

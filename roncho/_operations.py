@@ -860,11 +860,18 @@ def probe(scope: Scope, *, deadline: float | None = None) -> Call[Health]:
     return Call("probe", "GET", path, decoded("probe", Health.from_json), deadline=deadline)
 
 
+# What a server that does not know its own version puts in info.version: Honcho's Docker
+# images before 3.1.1 were built without it and report this. It is not a version.
+UNKNOWN_VERSION = "unknown"
+
+
 def _version(response: Response) -> str | None:
     data = read_json(response, "server_version")
     info = data.get("info") if isinstance(data, dict) else None
     version = info.get("version") if isinstance(info, dict) else None
-    return version if isinstance(version, str) else None
+    if not isinstance(version, str) or version.strip().lower() == UNKNOWN_VERSION:
+        return None
+    return version
 
 
 def _not_served(exc: StatusError) -> None:
@@ -876,7 +883,9 @@ def _not_served(exc: StatusError) -> None:
 def server_version(scope: Scope, *, deadline: float | None = None) -> Call[str | None]:
     """``info.version`` from ``GET /openapi.json``, the only place Honcho states it.
 
-    None when the server does not serve the document (404) or it has no version.
+    None when the server does not serve the document (404), it has no version, or it says
+    ``"unknown"`` (Honcho's Docker images before 3.1.1 do: they were built without their
+    version, so it is unknown, not a version called "unknown").
     """
     path = scope.prefix + "/openapi.json"
     return Call("server_version", "GET", path, _version, on_status=_not_served, deadline=deadline)

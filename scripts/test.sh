@@ -17,7 +17,8 @@ if [ ! -x .venv/bin/python ]; then
     "$PYTHON" -m venv .venv || { echo "test.sh: could not create .venv with $PYTHON" >&2; exit 1; }
 fi
 .venv/bin/python -m pip install --quiet --disable-pip-version-check --upgrade pip &&
-    .venv/bin/python -m pip install --quiet --disable-pip-version-check -e '.[test]' ||
+    .venv/bin/python -m pip install --quiet --disable-pip-version-check -e '.[test]' \
+        --config-settings editable_mode=compat ||
     { echo "test.sh: installing into .venv failed (it needs package-index access)" >&2; exit 1; }
 
 # shellcheck source=scripts/stages.sh
@@ -55,7 +56,7 @@ library_tests_on() {
         "$interpreter" -m venv ".venv-$version" || return
     fi
     ".venv-$version/bin/python" -m pip install --quiet --disable-pip-version-check \
-        -e . pytest pytest-timeout hypothesis || return
+        -e . --config-settings editable_mode=compat pytest pytest-timeout hypothesis || return
     ".venv-$version/bin/python" -m pytest tests/unit tests/wire tests/aio tests/emulator \
         tests/live tests/fuzz tests/docs -q -p no:cacheprovider
 }

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, TypeVar
 
 from .. import _operations as ops
 from .._checks import MAX_PAGE_SIZE
-from .._client import ClientCore
+from .._client import DEFAULT_MAX_RESPONSE_BYTES, ClientCore
 from .._errors import RonchoError
 from .._exchange import Call, Exchange
 from .._operations import Pages
@@ -58,6 +58,29 @@ class AsyncClient(ClientCore, AsyncClosing):
 
     __slots__ = ()
     _public_name = "roncho.aio.AsyncClient"
+
+    def __init__(
+        self,
+        base_url: str,
+        workspace: str,
+        *,
+        api_key: str | None = None,
+        connect_timeout: float = 10.0,
+        read_timeout: float = 120.0,
+        max_response_bytes: int = DEFAULT_MAX_RESPONSE_BYTES,
+        read_only: bool = False,
+    ) -> None:
+        # Spelled out here (ClientCore checks them) so that a call without a workspace
+        # fails naming this class, not an internal one.
+        super().__init__(
+            base_url,
+            workspace,
+            api_key=api_key,
+            connect_timeout=connect_timeout,
+            read_timeout=read_timeout,
+            max_response_bytes=max_response_bytes,
+            read_only=read_only,
+        )
 
     # BEGIN GENERATED methods (scripts/render_clients.py)
     async def get_or_create_workspace(
@@ -555,7 +578,9 @@ class AsyncClient(ClientCore, AsyncClosing):
     async def server_version(self, *, deadline: float | None = None) -> str | None:
         """``info.version`` from ``GET /openapi.json``, the only place Honcho states it.
 
-        None when the server does not serve the document (404) or it has no version.
+        None when the server does not serve the document (404), it has no version, or it says
+        ``"unknown"`` (Honcho's Docker images before 3.1.1 do: they were built without their
+        version, so it is unknown, not a version called "unknown").
         """
         return await self._run(ops.server_version(self._scope, deadline=deadline))
 

@@ -3,7 +3,7 @@ and ``async with`` / ``aclose()`` for the asyncio objects whose close() is immed
 
 from __future__ import annotations
 
-from typing import Self
+from typing import NoReturn, Self
 
 from .._models import ChatAnswer, ChatChunk
 from .._network import AsyncStream
@@ -24,6 +24,16 @@ class AsyncClosing:
 
     async def __aenter__(self) -> Self:
         return self
+
+    # A plain `with` would otherwise end in Python's generic protocol error.
+    def __enter__(self) -> NoReturn:
+        raise TypeError(
+            f"{type(self).__name__} is an asynchronous context manager: write `async with`, "
+            "inside an async function, not `with`"
+        )
+
+    def __exit__(self, *exc: object) -> None:
+        return None
 
     async def __aexit__(self, *exc: object) -> None:
         self.close()

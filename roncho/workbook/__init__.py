@@ -16,7 +16,17 @@ from ._differences import probe_differences
 from ._filters import probe_filters
 from ._finding import Finding, wait_until
 from ._health import probe_health
+from ._identity import (
+    EMULATOR_IDENTITY,
+    MANIFEST,
+    ServerIdentity,
+    choose_run_folder,
+    identify,
+    read_manifest,
+)
+from ._load import RecordedRun, load_record, table_across
 from ._provenance import probe_provenance
+from ._questions import QUESTIONS, SOURCE_LABELS, question, source_legend
 from ._raw import RawClient, RawReply
 from ._target import (
     EMULATOR_LABEL,
@@ -32,20 +42,29 @@ from ._trace import Call, Trace
 from ._workspace import probe_workspace_delete
 
 __all__ = [
+    "EMULATOR_IDENTITY",
     "EMULATOR_LABEL",
     "EXAMPLE_URL",
+    "MANIFEST",
+    "QUESTIONS",
+    "SOURCE_LABELS",
     "SWITCHES",
     "Call",
     "DeriverConfig",
     "Finding",
     "RawClient",
     "RawReply",
+    "RecordedRun",
     "RunInfo",
+    "ServerIdentity",
     "Switch",
     "Target",
     "Trace",
     "check_server",
+    "choose_run_folder",
     "describe",
+    "identify",
+    "load_record",
     "measure_latency",
     "measure_switches",
     "open_target",
@@ -56,6 +75,10 @@ __all__ = [
     "probe_health",
     "probe_provenance",
     "probe_workspace_delete",
+    "question",
+    "read_manifest",
     "server_label",
+    "source_legend",
+    "table_across",
     "wait_until",
 ]

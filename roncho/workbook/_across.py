@@ -14,8 +14,15 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from ._questions import question
+
 ANSWER_SUFFIX = ".answer.json"
-_SCRATCH = re.compile(r"roncho-[A-Za-z0-9_-]+")
+# A scratch workspace id, whatever its prefix (roncho.scratch_id makes
+# <prefix>-<YYYYMMDD>-<HHMMSS>-<8 hex>, and probes may add a suffix such as "-off"), and any
+# id under the workbook's own "roncho-" prefixes.
+_SCRATCH = re.compile(
+    r"(?<![A-Za-z0-9_-])[A-Za-z0-9_-]*?\d{8}-\d{6}-[0-9a-f]{8}[A-Za-z0-9_-]*|roncho-[A-Za-z0-9_-]+"
+)
 # Timings and dotted numbers ("1.05s", "20s", "3.0.12"); counts and statuses ("6/6", "409")
 # are kept, since a change in them is a change of behaviour.
 _NUMBER = re.compile(r"\b\d+(?:\.\d+)+s?\b|\b\d+s\b")
@@ -30,9 +37,21 @@ class Answer:
     text: str
 
 
+# Answers recorded before 2026-12-01's rewording said these; read in today's words, a
+# rewording is not shown as a change of behaviour.
+_OLD_WORDS = (
+    ("Deriver as configured:", "Deriver as told:"),
+    ("with the configuration given", "with these settings"),
+)
+# Quotes and list brackets around the server's words and statuses ('x', "x", [401]).
+_QUOTING = re.compile(r"['\"\[\]]")
+
+
 def shape(text: str) -> str:
     """The answer with what varies between identical behaviours masked."""
-    return _NUMBER.sub("#", _SCRATCH.sub("<scratch>", text))
+    for old, new in _OLD_WORDS:
+        text = text.replace(old, new)
+    return _QUOTING.sub("", _NUMBER.sub("#", _SCRATCH.sub("<scratch>", text)))
 
 
 def load_answers(root: Path) -> list[Answer]:
@@ -70,6 +89,10 @@ def render_across(root: Path) -> str:
         "with the same letter gave the same answer once timings, version numbers and scratch",
         "ids are masked, so a new letter marks a change of behaviour (between server versions,",
         "deriver settings, or the emulator and a real server). `-`: no answer from that run.",
+        "The `across` notebook, run after each run ([across.ipynb](across.ipynb)), reads the",
+        "same record as data and draws what changed: Q3's latency per gate",
+        "([across__q3_latency.png](across__q3_latency.png)) and Q1's status per key",
+        "([across__q1_statuses.png](across__q1_statuses.png)).",
         "",
     ]
     if not answers:
@@ -91,12 +114,12 @@ def render_across(root: Path) -> str:
             cells.append("-" if answer is None else seen[shape(answer.text)])
         lines.append(f"| [{notebook}](#{notebook}) | " + " | ".join(cells) + " |")
     for notebook in notebooks:
-        question = next(a.question for a in answers if a.notebook == notebook)
+        title = next(a.question for a in answers if a.notebook == notebook)
         lines += [
             "",
             f"## {notebook}",
             "",
-            f"{question}.",
+            f"{title}: {question(notebook)}",
             "",
             "| run | version | shape | answer |",
             "|---|---|---|---|",

@@ -13,7 +13,7 @@ from typing import Any
 from .._errors import UnauthorizedError
 from .._models import MessageCreate
 from ._finding import Finding, fmt_status
-from ._raw import RawClient
+from ._raw import RawClient, said
 from ._target import Target
 
 WRONG_KEY = "not-a-valid-jwt"
@@ -157,9 +157,9 @@ def _answer(finding: Finding, no_key: Any, wrong: Any, keys: dict[str, str]) -> 
         c.status != 403 for c in finding.trace.calls if c.status is not None
     )
     return (
-        f"Authentication is ON: no key -> {no_key.status if no_key else None} "
-        f"{no_key.detail if no_key else ''!r}, wrong key -> {wrong.status if wrong else None} "
-        f"{wrong.detail if wrong else ''!r}; scoped keys reached as the source says in "
-        f"{agree}/{len(rows)} tries; refusals were {sorted(statuses)}"
+        f"Authentication is ON: no key -> {said(no_key, quoted=True)}, "
+        f"wrong key -> {said(wrong, quoted=True)}; scoped keys reached as the source says in "
+        f"{agree}/{len(rows)} tries; refusals were "
+        f"{', '.join(map(str, sorted(statuses))) or 'none'}"
         f"{' (never 403)' if never_403 else ' (403 seen)'}."
     )

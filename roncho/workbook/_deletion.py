@@ -8,12 +8,14 @@ is still listable until the background purge, and what survives it.
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from .._client import Client
 from .._errors import RonchoError
 from .._models import ConclusionCreate, MessageCreate
 from ._finding import Finding, wait_until
+from ._raw import status_word
 from ._target import Target
 
 SESSION = "q2-doomed"
@@ -40,7 +42,7 @@ def probe_deletion(target: Target, prefix: str, *, wait_bound: float, poll: floa
             "PUT",
             msg_path,
             lambda: client.update_message_metadata(SESSION, first.id, {"edited": True}),
-            describe=lambda m: f"metadata={m.metadata} content={m.content!r}",
+            describe=lambda m: json.dumps({"metadata": m.metadata, "content": m.content}),
         )
         edits.append(
             {
@@ -122,7 +124,7 @@ def _stored(client: Client, message_id: str) -> str:
         message = client.get_message(SESSION, message_id)
     except RonchoError as exc:
         return f"error {getattr(exc, 'status', type(exc).__name__)}"
-    return f"content={message.content!r} metadata={message.metadata}"
+    return json.dumps({"content": message.content, "metadata": message.metadata})
 
 
 def _snapshot(client: Client, tied: str, loose: str) -> dict[str, Any]:
@@ -154,9 +156,9 @@ def _answer(
     )
     return (
         f"Metadata is editable; content is not (PUT with content -> "
-        f"{put.status if put else None}, content {'unchanged' if content_kept else 'CHANGED'}); "
-        f"DELETE of a message -> {delete.status if delete else None}; session delete -> "
-        f"{accepted.status if accepted else None}, messages stay listable until the purge "
+        f"{status_word(put)}, content {'unchanged' if content_kept else 'CHANGED'}); "
+        f"DELETE of a message -> {status_word(delete)}; session delete -> "
+        f"{status_word(accepted)}, messages stay listable until the purge "
         f"({purge}); after it the session's conclusion is "
         f"{'kept' if after['conclusion with session_id'] else 'gone'} and the session-less one "
         f"{'kept' if after['conclusion without session_id'] else 'gone'}."

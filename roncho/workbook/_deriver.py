@@ -49,11 +49,14 @@ LATE = "late (after the prompt window, before the age gate)"
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class DeriverConfig:
-    """How the server's deriver is configured, as the run was told (or the emulator set).
+    """How the server's deriver is set, as far as the run knows.
 
     ``flush``: DERIVER_FLUSH_ENABLED (batching off). ``age_gate``:
     DERIVER_REPRESENTATION_BATCH_MAX_AGE_SECONDS (0 disables it). ``token_gate``:
-    DERIVER_REPRESENTATION_BATCH_WORK_UNIT_TARGET_TOKENS.
+    DERIVER_REPRESENTATION_BATCH_WORK_UNIT_TARGET_TOKENS. ``source`` says where the
+    settings come from: ``told`` (the run was told them), ``assumed`` (Honcho's defaults,
+    the run was told nothing) or ``emulator`` (the emulator was started with them). Nobody
+    here can read a real server's configuration, so it is never called "configured".
     """
 
     flush: bool
@@ -63,6 +66,16 @@ class DeriverConfig:
     # deriver is warm: about 2 s on the kit's server, which polls at least every 2 s. An
     # upstream deriver backs off to 30 s when idle: raise it there.
     prompt: float = 10.0
+    source: str = "told"
+
+    def settings(self) -> str:
+        """``Deriver as told: batching on (...)`` and the like: the settings and their source."""
+        how = {
+            "told": "as told",
+            "assumed": "as assumed (Honcho's defaults; the run was not told)",
+            "emulator": "as set on the emulator",
+        }.get(self.source, f"as {self.source}")
+        return f"Deriver {how}: {self.describe()}"
 
     def describe(self) -> str:
         if self.flush:
@@ -144,6 +157,8 @@ def measure_latency(
             _record(finding, target, watch, config)
     rows = finding.tables["latency"]
     finding.tables["latency_stats"] = latency_stats(rows)
+    if any(r["check"] == INCONSISTENT for r in rows):
+        finding.fits = fitting_settings(rows, config)
     warmed = "derived" if warm.latency is not None else "not derived within its bound"
     finding.answer = latency_answer(rows, config) + f" A warm-up message went first ({warmed})."
     return finding
@@ -323,6 +338,36 @@ def _release(row: dict[str, Any]) -> str:
     return f"{row['size']} released by {row['gate']}"
 
 
+def fitting_settings(rows: list[dict[str, Any]], config: DeriverConfig) -> str:
+    """The runner's deriver flags that the releases seen would agree with.
+
+    Read from the below-gate trials (the ones batching holds back): all released within
+    the prompt window fits flush on; released later fits batching with an age gate no
+    longer than the first release; none released fits batching with an age gate longer
+    than the bound watched. Above-gate trials held back say the token gate is higher.
+    """
+
+    def seconds(group: list[dict[str, Any]]) -> list[float]:
+        return sorted(float(r["first_conclusion_s"]) for r in group if not r["timed_out"])
+
+    below = [r for r in rows if r["size"] == "below"]
+    above = [r for r in rows if r["size"] == "above"]
+    got = seconds(below)
+    parts = []
+    if below and len(got) == len(below) and got[-1] <= config.prompt:
+        parts.append("--deriver-flush on")
+    elif got:
+        parts.append(f"--deriver-flush off --age-gate {max(int(got[0]), 1)}")
+    elif below:
+        bound = max(float(r.get("bound_s") or 0) for r in below)
+        parts.append(f"--deriver-flush off with an --age-gate over {bound:g}")
+    held_back = any(s > config.prompt for s in seconds(above)) or len(seconds(above)) < len(above)
+    if above and held_back and "--deriver-flush on" not in parts:
+        tokens = max(int(r.get("tokens") or 0) for r in above)
+        parts.append(f"--token-gate over {tokens}")
+    return " ".join(parts) or "no deriver flags (the trials gave no release to read)"
+
+
 def latency_answer(rows: list[dict[str, Any]], config: DeriverConfig) -> str:
     """One line: per size class, how many were released, when, by which gate; the checks."""
     parts = []
@@ -341,10 +386,11 @@ def latency_answer(rows: list[dict[str, Any]], config: DeriverConfig) -> str:
     bad = [r for r in rows if r["check"] == INCONSISTENT]
     unsettled = [r for r in rows if r["check"].startswith("unsettled")]
     verdict = (
-        f"{INCONSISTENT} with the configuration given: {len(bad)} trial(s) "
-        f"({', '.join(sorted({_release(r) for r in bad}))})"
+        f"{INCONSISTENT} with these settings: {len(bad)} trial(s) "
+        f"({', '.join(sorted({_release(r) for r in bad}))}); the releases seen fit "
+        f"{fitting_settings(rows, config)}"
         if bad
-        else "every release agrees with the configuration given"
+        else "every release agrees with these settings"
     )
     if unsettled:
         verdict += f"; {len(unsettled)} trial(s) unsettled (bound shorter than the age gate)"
@@ -352,7 +398,7 @@ def latency_answer(rows: list[dict[str, Any]], config: DeriverConfig) -> str:
     session = max((r["queue max (session_id=)"] for r in rows), default=0)
     return (
         "; ".join(parts)
-        + f". Deriver as configured: {config.describe()}, prompt window {config.prompt:g}s; "
+        + f". {config.settings()}, prompt window {config.prompt:g}s; "
         + f"{verdict}. "
         + f"queue_status(observer_id=<sender>) showed at most {observer} work unit(s) "
         + f"where session_id= showed {session}"
@@ -432,7 +478,7 @@ def measure_switches(
         f"{agree}/{len(rows)} cases as the source says: "
         + "; ".join(f"{r['case']}: {r['verdict']}" for r in rows)
         + "."
-        + (f" Deriver as configured: {config.describe()}." if config is not None else "")
+        + (f" {config.settings()}." if config is not None else "")
     )
     return finding
 

@@ -1,4 +1,9 @@
-"""Q8: for each difference listed in reference §5, what does this server do?
+"""Q8: where the sources disagree about Honcho's behaviour, what does this server do?
+
+The sources (their labels in the table and figure): SRC 3.0.12, the Honcho 3.0.12 source;
+OAS-3.3/docs, the OpenAPI document and documentation of Honcho 3.3; OBS 3.2.0, a real 3.2.0
+server as observed (docs/compatibility.md lists each). The topics are the differences the
+project's reference of the v3 API lists between them.
 
 Quick re-probes in one scratch workspace (raw calls, so every status and shape is seen as
 sent). Each row names the topic, what the sources say, what this server did, and which
@@ -7,11 +12,13 @@ source it agrees with.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from typing import Any
 
 from ._finding import Finding
-from ._raw import RawClient, RawReply
+from ._questions import source_legend
+from ._raw import RawClient, RawReply, said
 from ._target import Target
 
 PEER = "q8-user"
@@ -35,7 +42,7 @@ def _shape(reply: RawReply | None) -> str:
 
 def probe_differences(target: Target, prefix: str) -> Finding:
     """Run the whole Q8 probe; see the module docstring."""
-    finding = Finding(question="Q8 differences")
+    finding = Finding(question="Q8 differences", notes=[f"*Sources:* {source_legend()}."])
     t = finding.trace
     rows = finding.table("differences")
 
@@ -104,10 +111,7 @@ def probe_differences(target: Target, prefix: str) -> Finding:
             lambda said: all(s == said for s in (_status(msgs), _status(concl))),
         )
         item: Any = concl.json[0] if concl and isinstance(concl.json, list) and concl.json else {}
-        fields = (
-            f"source_ids={item.get('source_ids', 'absent')!r}, "
-            f"times_derived={item.get('times_derived', 'absent')!r}"
-        )
+        fields = f"{_field(item, 'source_ids')}, {_field(item, 'times_derived')}"
         add(
             "conclusion fields",
             "no source_ids, no times_derived",
@@ -201,7 +205,7 @@ def probe_differences(target: Target, prefix: str) -> Finding:
             "present (post-release)",
             "present",
             "not tried",
-            f"{_status(scopes)} {scopes.detail if scopes else ''}",
+            said(scopes),
             lambda said: said.startswith("present") == (_status(scopes) == "200"),
         )
         listed = client.list_messages(SESSION).items
@@ -214,7 +218,7 @@ def probe_differences(target: Target, prefix: str) -> Finding:
             "absent",
             "absent",
             "405 Method Not Allowed",
-            f"{_status(mdel)} {mdel.detail if mdel else ''}",
+            said(mdel),
             lambda said: (
                 said.startswith(_status(mdel))
                 or (said == "absent" and _status(mdel) in ("404", "405"))
@@ -295,6 +299,13 @@ def _same(seen: str) -> Callable[[str], bool]:
     return lambda said: said == seen or said.split(" ")[0] == seen.split(" ")[0]
 
 
+def _field(item: dict[str, Any], name: str) -> str:
+    """``source_ids absent``, ``source_ids null`` or ``source_ids ["a"]``: JSON, never a repr."""
+    if name not in item:
+        return f"{name} absent"
+    return f"{name} {json.dumps(item[name])}"
+
+
 def _fields_agree(said: str, item: dict[str, Any]) -> bool:
     if said.startswith("no source_ids"):
         return "source_ids" not in item and "times_derived" not in item
@@ -312,4 +323,4 @@ def _keys(t: Any, raw: RawClient, workspace: str) -> str:
         query={"workspace_id": workspace},
         api_key=None,
     )
-    return f"{_status(reply)} {reply.detail if reply else ''}"
+    return said(reply)

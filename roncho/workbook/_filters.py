@@ -13,6 +13,7 @@ from typing import Any
 
 from .._models import MessageCreate
 from ._finding import Finding
+from ._raw import said
 from ._target import Target
 
 SESSION = "q4-filters"
@@ -97,7 +98,7 @@ def probe_filters(target: Target, prefix: str) -> Finding:
                     "status": status,
                     "seen": "accepted"
                     if status is not None and 200 <= status < 300
-                    else f"{status} {reply.detail if reply else ''}",
+                    else said(reply),
                     "agrees": (status is not None and 200 <= status < 300) == accepted
                     and (accepted or status == 422),
                 }
@@ -127,10 +128,10 @@ def _row(
     )
     if expected is None:
         agrees = status == 422
-        seen = f"{status} {reply.detail if reply else ''}"
+        seen = said(reply)
     else:
         agrees = status == 200 and labels == tuple(sorted(expected))
-        seen = ",".join(labels) if status == 200 else f"{status} {reply.detail if reply else ''}"
+        seen = ",".join(labels) if status == 200 else said(reply)
     return {
         "where": where,
         "case": name,

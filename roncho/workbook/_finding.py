@@ -15,7 +15,10 @@ class Finding:
     """The outcome of one probe.
 
     ``answer`` is one line for the results index; ``tables`` maps a table name to its rows
-    (each a flat dict, CSV-ready); ``trace`` holds every call made, for the evidence.
+    (each a flat dict, CSV-ready); ``trace`` holds every call made, for the evidence;
+    ``notes`` are lines the answer page shows under the answer (what its labels mean);
+    ``fits``, for an answer INCONSISTENT with the settings given, the settings that would
+    explain what was seen (the runner repeats it).
     """
 
     question: str
@@ -23,6 +26,7 @@ class Finding:
     tables: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
     trace: Trace = field(default_factory=Trace)
     notes: list[str] = field(default_factory=list)
+    fits: str = ""
 
     def table(self, name: str) -> list[dict[str, Any]]:
         return self.tables.setdefault(name, [])

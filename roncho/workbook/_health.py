@@ -11,7 +11,7 @@ from typing import Any
 
 from .._errors import RonchoError
 from ._finding import Finding
-from ._raw import RawReply
+from ._raw import RawReply, status_word
 from ._target import Target
 
 # A header reveals a version if its name says so or its value holds a dotted number.
@@ -55,7 +55,7 @@ def probe_health(target: Target) -> Finding:
     )
     revealing = [h for h in headers if h["reveals a version"]]
     finding.answer = (
-        f"/health -> {health.status if health else None} {health.text() if health else ''}; "
+        f"/health -> {status_word(health)} {health.text() if health else ''}; "
         f"version headers: "
         f"{', '.join(sorted({h['header'] for h in revealing})) or 'none'}; "
         f"/openapi.json {_spec_version(spec, info)}; "
@@ -73,10 +73,20 @@ def _spec_version(spec: RawReply | None, info: Any) -> str:
     if not isinstance(info, dict):
         why = "cut at the read cap" if spec.truncated else "no info object in the JSON"
         return f"answered 200 but unreadable ({why})"
-    return f"info.version = {info.get('version')}"
+    version = info.get("version")
+    if isinstance(version, str) and version.strip().lower() == "unknown":
+        return f'info.version = "{version}", so the version is unknown ({UNKNOWN_WHY})'
+    return f"info.version = {version if version is not None else 'absent'}"
+
+
+# Why a server says "unknown": it is not a version, and the answer says where it comes from.
+UNKNOWN_WHY = (
+    "the server does not know its own version: Honcho's Docker images before 3.1.1 were "
+    "built without it"
+)
 
 
 def _version_text(version: object) -> str:
     if isinstance(version, RonchoError):
         return f"error {type(version).__name__}"
-    return str(version) if version else "not revealed"
+    return str(version) if version else "no version"

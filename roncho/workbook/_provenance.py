@@ -13,7 +13,7 @@ from typing import Any
 
 from .._models import MessageCreate
 from ._finding import Finding, sample_text, wait_until
-from ._raw import RawClient
+from ._raw import RawClient, status_word
 from ._target import Target
 
 SESSION = "q5-provenance"
@@ -128,7 +128,7 @@ def _answer(
         "chat include_evidence returned evidence "
         + ("naming the message" if evidence and message_id in str(evidence) else "without it")
         if evidence is not None
-        else f"chat include_evidence gave no evidence (status {chat.status if chat else None})"
+        else f"chat include_evidence gave no evidence (status {status_word(chat)})"
     )
     derived_part = (
         f"derived ({derived['level']}) source_ids {derived['source_ids']}"

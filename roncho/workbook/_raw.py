@@ -56,6 +56,24 @@ class RawReply:
         return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
+def said(reply: RawReply | None, *, quoted: bool = False) -> str:
+    """A reply in words for tables and answers: ``405 Method Not Allowed``, ``200``, or
+    ``no answer``; ``quoted`` puts the server's words in double quotes. Never a Python repr.
+    """
+    if reply is None:
+        return "no answer"
+    detail = reply.detail
+    if detail is None or detail == "":
+        return str(reply.status)
+    text = detail if isinstance(detail, str) else json.dumps(detail)
+    return f"{reply.status} {json.dumps(text) if quoted else text}"
+
+
+def status_word(reply: RawReply | None) -> str:
+    """The status alone, or ``no answer``."""
+    return "no answer" if reply is None else str(reply.status)
+
+
 class RawClient:
     """Sends one plain HTTP request per call; may write only under ``/v3/workspaces/<ws>``.
 

@@ -8,6 +8,7 @@ Nothing here holds a key: bodies are the server's answers and steps are the prob
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import time
 from collections.abc import Callable
@@ -75,7 +76,7 @@ class Trace:
         path: str,
         fn: Callable[[], T],
         *,
-        describe: Callable[[T], str] = repr,
+        describe: Callable[[T], str] | None = None,
         status: Callable[[T], int | None] | None = None,
     ) -> T | RonchoError:
         """Run a client call; return its result or the RonchoError it raised (recorded)."""
@@ -90,7 +91,8 @@ class Trace:
             self._add(step, method, path, None, type(exc).__name__, str(exc), started)
             return exc
         code = status(result) if status is not None else created_status(result)
-        self._add(step, method, path, code, "ok", describe(result), started)
+        shown = plain(result) if describe is None else describe(result)
+        self._add(step, method, path, code, "ok", shown, started)
         return result
 
     def _add(
@@ -116,6 +118,22 @@ class Trace:
                 seconds=round(time.monotonic() - started, 4),
             )
         )
+
+
+def plain(value: object) -> str:
+    """A client result as evidence: a model (or a list of them) as JSON, never a Python repr."""
+
+    def data(item: object) -> object:
+        if dataclasses.is_dataclass(item) and not isinstance(item, type):
+            return dataclasses.asdict(item)
+        if isinstance(item, list | tuple):
+            return [data(i) for i in item]
+        return item
+
+    try:
+        return json.dumps(data(value), default=str)
+    except (TypeError, ValueError):
+        return str(value)
 
 
 def _evidence_body(reply: RawReply) -> str:

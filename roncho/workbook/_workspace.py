@@ -11,7 +11,7 @@ from typing import Any
 
 from .._models import MessageCreate
 from ._finding import Finding, wait_until
-from ._raw import RawClient
+from ._raw import RawClient, said, status_word
 from ._target import Target
 
 SESSION = "q6-active"
@@ -51,10 +51,10 @@ def probe_workspace_delete(
         )
         finding.answer = (
             f"With an active session the workspace delete answers "
-            f"{busy.status if busy else None} {busy.detail if busy else ''!r}; the session "
-            f"delete ({gone.status if gone else None}) makes it inactive at once (listed as "
+            f"{said(busy, quoted=True)}; the session "
+            f"delete ({status_word(gone)}) makes it inactive at once (listed as "
             f"active afterwards: {still_active}); then the workspace delete answers "
-            f"{accepted.status if accepted else None}"
+            f"{status_word(accepted)}"
             + (
                 f" and the workspace is gone within {vanished:.1f}s."
                 if vanished is not None

@@ -200,3 +200,44 @@ def install_loopback_guard() -> None:
 
 def repo_root() -> Path:
     return Path(__file__).resolve().parents[2]
+
+
+# -- what an example writes, to hold that every example is safe to paste against a real server
+
+_WORKSPACE_PATH = re.compile(r"^/v3/workspaces/(?P<ws>[^/?]+)(?P<rest>/[^?]*)?$")
+# POST routes that only read (Honcho lists, searches and asks with POST).
+_READ_POST_ENDS = ("/list", "/search", "/chat", "/representation", "/query")
+_PEER_SESSIONS = re.compile(r"^/peers/[^/]+/sessions$")
+
+
+def workspaces_written(requests: list[Any]) -> list[str]:
+    """The workspaces the recorded requests wrote to (created, changed or deleted), in order.
+
+    ``requests`` are `roncho.testing.FakeHoncho.requests` records. A get-or-create counts
+    as a write: against a real server it is the first step of writing there.
+    """
+    import json
+
+    written: list[str] = []
+    for request in requests:
+        method, path = request.method, request.path.split("?", 1)[0]
+        if method in ("GET", "HEAD"):
+            continue
+        if path == "/v3/workspaces" and method == "POST":
+            try:
+                name = json.loads(request.body or b"{}").get("id")
+            except ValueError:
+                name = None
+            if isinstance(name, str):
+                written.append(name)
+            continue
+        if path == "/v3/keys":
+            continue  # minting a key is the admin's, not a workspace's, business
+        matched = _WORKSPACE_PATH.match(path)
+        if matched is None or matched["ws"] == "list":
+            continue
+        rest = matched["rest"] or ""
+        if method == "POST" and (rest.endswith(_READ_POST_ENDS) or _PEER_SESSIONS.match(rest)):
+            continue
+        written.append(matched["ws"])
+    return list(dict.fromkeys(written))

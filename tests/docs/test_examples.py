@@ -8,6 +8,11 @@ The convention (others write examples to it):
   defines ``test_*`` functions is a pytest example: it is also written to a file of its own
   and run by pytest (so it must be self-contained). A block that truly cannot run is
   preceded by ``<!-- example: skip (why) -->`` on the line just before its fence.
+- Every example must be safe to paste against a real server: it writes only to workspaces
+  its own run made, under names new on every run (``roncho.scratch_workspace``, or a name
+  made unique). Held by running a file's blocks twice: the second time against an emulator
+  that already holds every workspace the first run wrote (as a real server holds its
+  owner's), where no block may write to any of them.
 - Docstrings under roncho/: ``>>>`` examples are doctests, run with their module's globals;
   a ``::`` literal block that is Python (it parses, or starts with ``import``/``from``/
   ``def``/``with``/``@``...) runs like a markdown block. Diagrams are literal blocks that are
@@ -38,6 +43,7 @@ from example_blocks import (
     loopback_only_patches,
     markdown_blocks,
     repo_root,
+    workspaces_written,
 )
 
 import roncho
@@ -108,7 +114,7 @@ def _run_pytest_example(block: Block, tmp_path: Path) -> None:
     )
 
 
-def _run_blocks(blocks: list[Block], url: str, tmp_path: Path) -> None:
+def _run_blocks(blocks: list[Block], url: str, tmp_path: Path, *, run_pytest: bool = True) -> None:
     """Run blocks in order in one namespace, with the example URL pointing at `url`."""
     namespace: dict[str, object] = {"__name__": "__example__"}
     for number, block in enumerate(blocks):
@@ -116,9 +122,9 @@ def _run_blocks(blocks: list[Block], url: str, tmp_path: Path) -> None:
             continue
         runnable = Block(block.path, block.line, block.source.replace(EXAMPLE_URL, url))
         exec(runnable.compiled(), namespace)
-        if runnable.is_pytest_module:
+        if runnable.is_pytest_module and run_pytest:
             example_dir = tmp_path / f"block{number}"
-            example_dir.mkdir()
+            example_dir.mkdir(parents=True)
             _run_pytest_example(runnable, example_dir)
 
 
@@ -128,19 +134,64 @@ def loopback_only(monkeypatch: pytest.MonkeyPatch) -> None:
         monkeypatch.setattr(owner, name, replacement)
 
 
-@pytest.mark.parametrize("path", _markdown_with_examples(), ids=_relative)
-def test_every_markdown_example_runs(path: Path, tmp_path: Path, loopback_only: None) -> None:
-    blocks = markdown_blocks(path.read_text(), _relative(path))
+def _run_twice_as_on_a_real_server(blocks: list[Block], where: str, tmp_path: Path) -> None:
+    """Run ``blocks``, then again where every workspace the first run wrote already exists.
+
+    The second run stands for a real server that holds its owner's workspaces: an example
+    that writes to one of them (a fixed name, a workspace it did not create) would write
+    (or delete) a real workspace when pasted. Each run's own workspaces are fine.
+    """
     with FakeHoncho(flush=True) as fake:
-        _run_blocks(blocks, fake.url, tmp_path)
+        _run_blocks(blocks, fake.url, tmp_path / "first")
+        first = workspaces_written(fake.requests)
+    with FakeHoncho(flush=True) as fake:
+        owner = roncho.Client(fake.url, "owner")
+        for name in first:
+            owner.with_workspace(name).get_or_create_workspace()
+        fake.clear_requests()
+        _run_blocks(blocks, fake.url, tmp_path / "second", run_pytest=False)
+        again = [name for name in workspaces_written(fake.requests) if name in first]
+    assert not again, (
+        f"the examples of {where} write to workspace(s) {again} that existed before they ran "
+        "(the same name on every run): pasted against a real server they would write to, or "
+        "delete, someone's workspace. Use roncho.scratch_workspace(...) or a unique name."
+    )
+
+
+@pytest.mark.parametrize("path", _markdown_with_examples(), ids=_relative)
+def test_every_markdown_example_runs_and_is_safe_on_a_real_server(
+    path: Path, tmp_path: Path, loopback_only: None
+) -> None:
+    blocks = markdown_blocks(path.read_text(), _relative(path))
+    _run_twice_as_on_a_real_server(blocks, _relative(path), tmp_path)
 
 
 @pytest.mark.parametrize("block", _docstring_examples(), ids=lambda block: block.where)
-def test_every_docstring_literal_example_runs(
+def test_every_docstring_literal_example_runs_and_is_safe_on_a_real_server(
     block: Block, tmp_path: Path, loopback_only: None
 ) -> None:
-    with FakeHoncho(flush=True) as fake:
-        _run_blocks([block], fake.url, tmp_path)
+    _run_twice_as_on_a_real_server([block], block.where, tmp_path)
+
+
+def test_an_example_that_writes_a_fixed_workspace_is_refused(
+    tmp_path: Path, loopback_only: None
+) -> None:
+    # The first README quickstart's shape: a fixed workspace name, written and deleted.
+    unsafe = markdown_blocks(
+        "```python\nimport roncho\n"
+        'c = roncho.Client("http://127.0.0.1:8000", "memoryd")\n'
+        'c.get_or_create_session("s")\nc.delete_session("s")\nc.delete_workspace()\n```\n',
+        "unsafe.md",
+    )
+    with pytest.raises(AssertionError, match=r"workspace\(s\) \['memoryd'\] that existed"):
+        _run_twice_as_on_a_real_server(unsafe, "unsafe.md", tmp_path)
+    safe = markdown_blocks(
+        "```python\nimport roncho\n"
+        'with roncho.scratch_workspace("http://127.0.0.1:8000", "docs") as c:\n'
+        '    c.get_or_create_session("s")\n```\n',
+        "safe.md",
+    )
+    _run_twice_as_on_a_real_server(safe, "safe.md", tmp_path / "safe")
 
 
 def _doctest_params() -> list[object]:

@@ -253,3 +253,79 @@ def test_figures_redrawn_from_the_recorded_tables_name_their_axes(
             assert f"emulator · version {info['version']} · {info['date']}" in title, title
         finally:
             figures.plt.close(fig)
+
+
+def test_q8_figure_says_what_each_source_label_means(figures: Any) -> None:
+    from roncho.workbook import SOURCE_LABELS
+
+    finding = Finding(question="Q8 differences")
+    finding.tables["differences"] = [
+        {
+            "topic": "search response",
+            "SRC 3.0.12": "bare array",
+            "OAS-3.3/docs": "docs show {items}",
+            "OBS 3.2.0": "bare array",
+            "this server": "bare array",
+            "agrees with": "SRC 3.0.12, OBS 3.2.0",
+        }
+    ]
+    fig = figures.draw_differences(finding, figures.Stamp("honcho.lan", "3.0.12", DATE))
+    try:
+        said = " ".join(" ".join(t.get_text().split()) for t in fig.texts)
+        for label, meaning in SOURCE_LABELS.items():
+            assert f"{label}: {meaning}" in said
+        assert "reference" not in fig.axes[0].get_ylabel()
+    finally:
+        figures.plt.close(fig)
+
+
+def test_across_figures_draw_each_run_and_name_their_axes(figures: Any) -> None:
+    import pandas as pd
+
+    stats = pd.DataFrame(
+        [
+            {"run": "d/a", "version": "3.0.12", "size": s, "gate": g, "median_s": m, "p90_s": p}
+            for s, g, m, p in (("above", "tokens", 0.5, 0.8), ("below", "flush", 3.4, 5.0))
+        ]
+        + [
+            {
+                "run": "d/b",
+                "version": "3.0.12",
+                "size": "below",
+                "gate": "age",
+                "median_s": 32.0,
+                "p90_s": 34.0,
+            }
+        ]
+    )
+    scopes = pd.DataFrame(
+        [
+            {
+                "run": r,
+                "version": "3.0.12",
+                "key": "peer",
+                "action": "list peers",
+                "workspace": "A",
+                "status": st,
+                "agrees": ag,
+            }
+            for r, st, ag in (("d/a", 401, True), ("d/b", 200, False))
+        ]
+    )
+    for fig in (figures.draw_across_latency(stats), figures.draw_across_statuses(scopes)):
+        try:
+            ax = fig.axes[0]
+            assert ax.get_ylabel() and "across runs" in ax.get_title()
+            ticks = " ".join(t.get_text() for t in ax.get_xticklabels())
+            assert "d/a" in ticks and "d/b" in ticks
+        finally:
+            figures.plt.close(fig)
+
+
+@pytest.mark.timeout(700)
+def test_no_answer_page_of_any_notebook_shows_a_python_repr(run: tuple[Path, list[str]]) -> None:
+    out, notebooks = run
+    repr_like = re.compile(r"\bNone\b|\w='|\[\d{3}(, \d{3})*\]|\b[A-Z]\w+\(\w+=")
+    for page in [out / "summary.md", *(out / f"{name}.md" for name in notebooks)]:
+        for line in page.read_text(encoding="utf-8").splitlines():
+            assert not repr_like.search(line), f"{page.name}: {line}"

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import importlib
 import json
+import re
 import socket
 import subprocess
 import sys
@@ -325,7 +326,8 @@ def test_lab_records_csv_answer_and_index_row(lab: Any, tmp_path: Path) -> None:
     assert row["server"] == "emulator" and row["version"] == "3.2.0-emulator"
     first = readme.read_text()
     assert "Kept intro" in first and "Kept outro" in first and "\nold\n" not in first
-    assert "[q7_health](2026-01-02/emulator/q7_health.ipynb)" in first
+    question = workbook.question("q7_health")
+    assert f"[{question}](2026-01-02/emulator/q7_health.md)" in first
     lab.update_index(readme.parent)
     assert readme.read_text() == first  # rebuilt from the files: idempotent
 
@@ -510,12 +512,20 @@ def test_investigate_refuses_an_unusable_server_in_one_line_and_writes_nothing(
 def test_a_failed_notebook_is_named_with_its_reason_and_adds_no_index_row(
     tmp_path: Path, monkeypatch: Any, capsys: Any
 ) -> None:
+    from datetime import UTC, datetime
+
     import papermill
 
     investigate = _investigate()
     results = tmp_path / "results"
     out = results / "2026-01-02" / "emulator"
     out.mkdir(parents=True)
+    argv = ["--only", "q7_health", "--results", str(results), "--date", "2026-01-02", "--replace"]
+    # That earlier run was of the same server (its manifest says so): --replace replaces it.
+    earlier = investigate.manifest(
+        investigate.parse_args(argv), argv, {"base_url": "", "emulator": True}, datetime.now(UTC)
+    )
+    (out / workbook.MANIFEST).write_text(json.dumps(earlier))
     # An answer left by an earlier run of the day must not survive a failed re-run.
     (out / "q7_health.answer.json").write_text(
         json.dumps(
@@ -542,10 +552,8 @@ def test_a_failed_notebook_is_named_with_its_reason_and_adds_no_index_row(
             traceback=[],
         )
 
-    monkeypatch.setattr(investigate.papermill, "execute_notebook", fail)
-    code = investigate.main(
-        ["--only", "q7_health", "--results", str(results), "--date", "2026-01-02"]
-    )
+    monkeypatch.setattr(papermill, "execute_notebook", fail)
+    code = investigate.main(argv)
     printed = capsys.readouterr().out
     assert code == 1
     assert "1 of 1 notebooks failed:" in printed
@@ -560,20 +568,25 @@ def test_runner_labels_a_run_with_the_deriver_settings_and_passes_them_on() -> N
     args = investigate.parse_args(
         ["--base-url", "http://127.0.0.1:8100", "--deriver-flush", "off", "--age-gate", "20"]
     )
-    label, given = investigate.plan(args)
-    assert label == "127.0.0.1-flush-off-age20s"
+    server = workbook.ServerIdentity(host="127.0.0.1", port=8100, auth=False, version="3.0.12")
+    label, given = investigate.plan(args, server)
+    assert label == "127.0.0.1-8100-auth-off-v3.0.12-flush-off-age20s"
     assert given["deriver_flush"] is False and given["age_gate_seconds"] == 20.0
     assert given["token_gate"] == 512 and given["below_wait_bound"] == 85.0
+    h = workbook.ServerIdentity(host="h", port=8000, auth=True, version="unknown")
     label, given = investigate.plan(
         investigate.parse_args(
             ["--base-url", "http://h:8000", "--deriver-flush", "on", "--label", "3.0.12 source"]
-        )
+        ),
+        h,
     )
-    assert label == "h-3.0.12-source-flush-on" and given["deriver_flush"] is True
-    # Told nothing, a real server is assumed to run Honcho's defaults; the folder is the host.
-    label, given = investigate.plan(investigate.parse_args(["--base-url", "http://h:8000"]))
-    assert label == "h" and given["deriver_flush"] is False
-    assert given["age_gate_seconds"] == 1800.0
+    assert label == "h-8000-auth-on-version-unknown-3.0.12-source-flush-on"
+    assert given["deriver_flush"] is True and given["deriver_source"] == "told"
+    # Told nothing, a real server is assumed to run Honcho's defaults (and the notebooks are
+    # told that it is an assumption); the folder is the server's identity alone.
+    label, given = investigate.plan(investigate.parse_args(["--base-url", "http://h:8000"]), h)
+    assert label == "h-8000-auth-on-version-unknown" and given["deriver_flush"] is False
+    assert given["age_gate_seconds"] == 1800.0 and given["deriver_source"] == "assumed"
 
 
 def test_a_default_emulator_run_leaves_a_fresh_clone_clean(tmp_path: Path) -> None:
@@ -689,5 +702,86 @@ def test_an_inconsistent_answer_is_kept_but_fails_the_run(tmp_path: Path) -> Non
         json.dumps({"notebook": "q7_health", "answer": "/health -> 200"})
     )
     ran = ["q3_deriver_latency", "q7_health", "q1_auth"]
-    assert investigate.inconsistent_answers(tmp_path, ran) == ["q3_deriver_latency"]
-    assert investigate.inconsistent_answers(tmp_path, ["q7_health"]) == []
+    assert list(investigate.inconsistent_answers(tmp_path, ran)) == ["q3_deriver_latency"]
+    assert list(investigate.inconsistent_answers(tmp_path, ["q7_health"])) == []
+
+
+def test_investigate_sh_help_answers_before_anything_is_installed(tmp_path: Path) -> None:
+    # A bare copy of the two scripts: no .venv, no pyproject.toml. Were --help to install
+    # first, it would make .venv here and fail.
+    (tmp_path / "scripts").mkdir()
+    for name in ("investigate.sh", "investigate.py"):
+        (tmp_path / "scripts" / name).write_bytes((ROOT / "scripts" / name).read_bytes())
+    done = subprocess.run(
+        ["bash", "scripts/investigate.sh", "--only", "q7_health", "--help"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=tmp_path,
+        env={"PATH": "/usr/bin:/bin", "PYTHON": sys.executable},
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("usage: investigate.py") and "--deriver-flush" in done.stdout
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["scripts"]
+
+
+class _SpecServer:
+    """A loopback server answering /health and an /openapi.json with ``version``."""
+
+    def __init__(self, version: str) -> None:
+        import http.server
+        import threading
+
+        spec = json.dumps({"openapi": "3.1.0", "info": {"title": "Honcho API", "version": version}})
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def do_GET(self) -> None:
+                data = (spec if self.path == "/openapi.json" else '{"status":"ok"}').encode()
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            def log_message(self, *args: Any) -> None:
+                pass
+
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self.thread.start()
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+        self.thread.join(CALL_TIMEOUT)
+
+
+def test_q7_says_a_version_of_unknown_is_unknown_and_why() -> None:
+    # Honcho's Docker images before 3.1.1 report info.version "unknown".
+    server = _SpecServer("unknown")
+    try:
+        with workbook.open_target(server.url, connect_timeout=CALL_TIMEOUT) as real:
+            finding = workbook.probe_health(real)
+        identity = workbook.identify(server.url, timeout=CALL_TIMEOUT)
+    finally:
+        server.close()
+    (row,) = finding.tables["answers"]
+    assert row["server_version()"] is None
+    assert 'info.version = "unknown", so the version is unknown' in finding.answer
+    assert "Docker images before 3.1.1" in finding.answer
+    assert "server_version() = no version" in finding.answer
+    assert identity.version is None and "version-not-revealed" in identity.folder()
+
+
+def test_the_results_readme_names_only_kept_runs_and_across_shows_them() -> None:
+    # The page once promised an emulator run that was not there: every run it names must
+    # be in the record, with answers, and have its column in ACROSS.md.
+    results = ROOT / "results"
+    intro = (results / "README.md").read_text(encoding="utf-8").split("## Runs", 1)[0]
+    named = re.findall(r"`(\d{4}-\d{2}-\d{2}/[A-Za-z0-9._-]+)`", intro)
+    assert any(run.endswith("/emulator") for run in named)
+    head = (results / "ACROSS.md").read_text(encoding="utf-8").split("\n| question |", 1)[1]
+    for run in named:
+        assert list((results / run).glob("*.answer.json")), run
+        assert f" {run} (" in head.split("\n", 1)[0], run

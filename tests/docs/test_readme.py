@@ -1,0 +1,66 @@
+"""The README is the user's path, in order, and short; development lives in docs/contributing.md.
+
+A newcomer reads the README top down: install (into their own project too), a quickstart
+that is safe to paste, the promises, the errors, asyncio, testing with the emulator, the
+workbook. CI plumbing, the real-server stage and the core's design are a contributor's
+business and live on their own pages, linked from the top.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+README = (ROOT / "README.md").read_text(encoding="utf-8")
+# Near 250 lines: room for a few more lines, never the 468 it once had.
+MAX_LINES = 280
+USER_PATH = (
+    "## Install",
+    "## Quickstart",
+    "## What roncho promises",
+    "## Errors",
+    "## With asyncio",
+    "## Testing your code against Honcho without a Honcho",
+    "## The workbook",
+    "## How the core is built",
+)
+
+
+def test_the_readme_is_short() -> None:
+    assert len(README.splitlines()) <= MAX_LINES
+
+
+def test_the_readme_follows_the_users_path_in_order() -> None:
+    headings = [line for line in README.splitlines() if line.startswith("## ")]
+    steps = [next(step for step in USER_PATH if h.startswith(step)) for h in headings]
+    assert steps == list(USER_PATH)
+
+
+def test_the_first_screen_links_the_handover_the_core_and_contributing_in_that_order() -> None:
+    top = "\n".join(README.splitlines()[:20])
+    places = [top.find(f"(docs/{page}.md)") for page in ("handover", "core", "contributing")]
+    assert -1 not in places and places == sorted(places)
+    assert (ROOT / "docs" / "contributing.md").exists()
+
+
+def test_install_says_how_to_pin_roncho_in_ones_own_project() -> None:
+    install = README.split("## Install", 1)[1].split("\n## ", 1)[0]
+    assert re.search(r'pip install "roncho @ git\+<clone URL>@v\d+\.\d+\.\d+"', install)
+    assert 'pip install "roncho @ git+<clone URL>@<commit sha>"' in install
+    assert "dist/roncho-*.whl" in install
+    assert "editable_mode=compat" in install
+
+
+def test_the_user_learns_where_fake_honcho_lives_and_how_to_wait_for_the_deriver() -> None:
+    assert ".venv/bin/fake-honcho" in README and "python -m roncho.testing" in README
+    quickstart = README.split("## Quickstart", 1)[1].split("\n## ", 1)[0]
+    assert "queue_status(session_id=" in quickstart and ".idle" in quickstart
+
+
+def test_development_lives_on_the_contributor_page() -> None:
+    contributing = (ROOT / "docs" / "contributing.md").read_text(encoding="utf-8")
+    for topic in (".ci/run", "scripts/test-real.sh", "benchmarks/run.py", "tests/live"):
+        assert topic not in README, topic
+        assert topic in contributing, topic
+

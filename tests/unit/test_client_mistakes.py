@@ -1,0 +1,44 @@
+"""Mistakes a newcomer makes building a client, and errors that name the right form.
+
+Through the public API only: the blocking client and the asyncio one, with no server.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+import roncho
+from roncho.aio import AsyncClient
+
+URL = "http://127.0.0.1:9"
+
+
+@pytest.mark.parametrize("kind", [roncho.Client, AsyncClient])
+def test_a_client_without_a_workspace_names_the_public_class(kind: type) -> None:
+    with pytest.raises(TypeError, match=rf"^{kind.__name__}\.__init__\(\) missing .*'workspace'"):
+        kind(URL)
+
+
+@pytest.mark.parametrize("kind", [roncho.Client, AsyncClient])
+@pytest.mark.parametrize("key", [b"abc", bytearray(b"abc")])
+def test_a_key_that_is_not_a_str_is_refused(kind: type, key: object) -> None:
+    with pytest.raises(roncho.ConfigError, match=r"api_key must be a str or None, not byte"):
+        kind(URL, "ws", api_key=key)
+
+
+def test_with_on_the_asyncio_client_says_async_with() -> None:
+    client = AsyncClient(URL, "ws")
+    expected = r"AsyncClient is an asynchronous context manager: write `async with`"
+    with pytest.raises(TypeError, match=expected), client:  # type: ignore[attr-defined]
+        pass
+    client.close()
+
+
+def test_async_with_still_works() -> None:
+    async def main() -> bool:
+        async with AsyncClient(URL, "ws", api_key="sk-x") as client:
+            return client.has_key
+
+    assert asyncio.run(main()) is True
