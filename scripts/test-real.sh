@@ -265,6 +265,21 @@ else
     skip "SDK conformance" "scripts/sdk-conformance.sh is not in this checkout yet"
 fi
 
+# Honcho's own route tests over HTTP: on the server (both APIs), then on the emulator, which
+# must pass every one the server passed (tests/honcho_routes/run_routes.py).
+honcho_routes() {
+    "$PY" tests/honcho_routes/run_routes.py --target real --url "$URL" --auth-url "$AUTH_URL" \
+        --admin-key-file "$RONCHO_LIVE_KEY_FILE" --jwt-secret-file "$RH_DIR/jwt_secret.txt" \
+        --rh-dir "$RH_DIR" --kit "$KIT" --record --outcomes "$TMP/routes.json" || return
+    "$PY" tests/honcho_routes/run_routes.py --target emulator --rh-dir "$RH_DIR" --kit "$KIT" \
+        --compare --outcomes "$TMP/routes.json"
+}
+if [ "$MODE" = kit ]; then
+    stage "Honcho's route tests (server, then emulator vs server)" honcho_routes
+else
+    skip "Honcho's route tests" "a given server (RONCHO_LIVE_URL): the tests mint keys with the kit's JWT secret"
+fi
+
 echo "== test-real: verdicts ($(( $(date +%s) - T_START )) s in all, before stopping)"
 printf '%s\n' "${VERDICTS[@]}"
 exit "$FAILED"
