@@ -265,6 +265,12 @@ else
     skip "SDK conformance" "scripts/sdk-conformance.sh is not in this checkout yet"
 fi
 
+if command -v node >/dev/null; then
+    stage "TypeScript SDK conformance" bash scripts/sdk-ts-conformance.sh --base-url "$URL" "${SDK_KEY[@]}"
+else
+    skip "TypeScript SDK conformance" "no node on PATH"
+fi
+
 # Honcho's own route tests over HTTP: on the server (both APIs), then on the emulator, which
 # must pass every one the server passed (tests/honcho_routes/run_routes.py).
 honcho_routes() {
