@@ -74,7 +74,7 @@ globalThis.fetch = async (input, init) => {
 };
 
 // What an SDK call returned, as JSON: SDK objects by their own fields (getters included).
-function describe(value, depth = 0) {
+function describe(value, depth = 0, parentKey = "") {
   if (value === null || value === undefined) return null;
   if (typeof value !== "object") return mask(value);
   if (depth > 4) return `<${value.constructor?.name}>`;
@@ -93,7 +93,10 @@ function describe(value, depth = 0) {
     if (key.startsWith("_") || key === "http" || key === "conclusions") continue;
     const item = value[key];
     if (typeof item === "function") continue;
-    out[maskText(key)] = describe(item, depth + 1);
+    // Queue status maps sessions by server-made id, which the SDK camel-cases (a `_x` in an
+    // id becomes `X`), so those keys are masked whole.
+    const name = parentKey === "sessions" && !Array.isArray(value) ? "{id}" : maskText(key);
+    out[name] = describe(item, depth + 1, key);
   }
   const name = value.constructor?.name;
   return name && name !== "Object" ? { [name]: out } : out;
@@ -179,7 +182,7 @@ async function flow(honcho) {
   await run("message update", () => s1.updateMessage(first, { edited: true }));
   await run("message get missing", () => s1.getMessage("nope"));
   await run("search workspace", () => honcho.search("tea", { limit: 5 }));
-  await run("search workspace no match", () => honcho.search("zebra xylophone", { limit: 3 }));
+  await run("search workspace no match", () => honcho.search("zebra xylophone", { limit: 5 }));
   await run("search workspace filter", () =>
     honcho.search("tea", { filters: { peer_id: "alice" } }),
   );
@@ -197,7 +200,6 @@ async function flow(honcho) {
   );
   const cid = created?.[0]?.id ?? "missing";
   await run("conclusions list", () => view.list());
-  await run("conclusions list workspace", () => honcho.conclusions.list());
   await run("conclusions query", () => view.query("tea"));
   await run("conclusions query top_k 1", () => view.query("tea", 1));
   await run("conclusions query distance", () => view.query("unrelated words", 10, 0.05));
@@ -218,6 +220,7 @@ async function flow(honcho) {
     exchanges = exchanges.slice(-1);
     return busy ? "timeout" : "drained";
   });
+  await run("conclusions list workspace", () => honcho.conclusions.list());
   await run("queue status", () => honcho.queueStatus());
   await run("queue status session", () => honcho.queueStatus({ session: s1 }));
   await run("queue status observer", () => honcho.queueStatus({ observer: bob }));
