@@ -36,7 +36,8 @@ _WORD = re.compile(r"\w+")
 _SPECIAL = re.compile(r"[~`!@#$%^&*()_+=\[\]{};':\"\\|,.<>/?-]")
 RRF_K = 60
 # PostgreSQL's English stopword list (snowball), which plainto_tsquery drops.
-_STOPWORD_TEXT = """i me my myself we our ours ourselves you your yours yourself yourselves he him his
+_STOPWORD_TEXT = """i me my myself we our ours ourselves you your yours yourself yourselves he
+    him his
     himself she her hers herself it its itself they them their theirs themselves what which who
     whom this that these those am is are was were be been being have has had having do does did
     doing a an the and but if or because as until while of at by for with about against between
