@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .. import _filters
+from .. import _filters, _scopes
 from .._backends import conclusions, workspaces
 from .._backends.conclusions import NewConclusion
 from .._common import ApiError, JsonDict, validation_error
@@ -53,6 +53,7 @@ def create_conclusions(app: App, ctx: Ctx) -> Response:
     batch = [_conclusion_input(item, ["body", key, index]) for index, item in enumerate(raw)]
     with app.store.lock:
         ws = workspaces.find(app.store, ctx.w)
+        _scopes.refuse(ws, [c.observed_id for c in batch], _scopes.CONCLUSION)
         created = conclusions.create(app.store, ws, ctx.w, batch)
         return json_response(201, [render(app, c) for c in created])
 
