@@ -10,7 +10,11 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from roncho.testing._common import estimate_tokens
+from roncho.testing._tokens import pieces
 
 CORPUS = json.loads((Path(__file__).parent / "data" / "token_counts.json").read_text("utf-8"))
 TEXTS: list[tuple[str, int]] = [(text, int(n)) for text, n in CORPUS["texts"]]
@@ -48,3 +52,11 @@ def test_short_messages_count_as_the_server_does() -> None:
 
 def test_empty_text_counts_zero_as_the_server() -> None:
     assert estimate_tokens("") == 0
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text())
+def test_pieces_cover_the_text(text: str) -> None:
+    # The pre-tokenizer's pattern matches everywhere, so its pieces are the text, cut.
+    assert "".join(pieces(text)) == text
+    assert estimate_tokens(text) >= (1 if text else 0)
