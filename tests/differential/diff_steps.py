@@ -277,6 +277,17 @@ STEPS: list[Step | Wait] = [
         S1 + "/context?peer_target=alice&sessions=s1&limit_to_session=true",
     ),
     Step("session context search_top_k 0", "GET", S1 + "/context?search_top_k=0"),
+    Step("session context missing target", "GET", S1 + "/context?peer_target=nobody"),
+    Step(
+        "session context missing perspective",
+        "GET",
+        S1 + "/context?peer_target=alice&peer_perspective=nobody",
+    ),
+    Step(
+        "session context missing target, one session",
+        "GET",
+        S1 + "/context?peer_target=nobody&limit_to_session=true",
+    ),
     Step("session summaries", "GET", S1 + "/summaries"),
     # Chat answers are an LLM's text (the kit's stub, the emulator's canned one): shapes only.
     Step("chat", "POST", WS + "/peers/bob/chat", {"query": "what does alice like?"}, values=False),

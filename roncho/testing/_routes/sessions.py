@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 from urllib.parse import parse_qs
 
 from .. import _auth, _filters, _scopes
-from .._backends import conclusions, scopes, sessions, workspaces
+from .._backends import conclusions, peers, scopes, sessions, workspaces
 from .._common import ApiError, validation_error
 from .._state import message_json, peer_json, session_json, session_row
 from .._validate import (
@@ -209,6 +209,13 @@ def session_context(app: App, ctx: Ctx) -> Response:
         ws = workspaces.find(app.store, ctx.w)
         if scope is not None:
             allow = sorted(_scopes.resolve(ws, ctx.w, scope))
+        if allow is None and peer_target is not None:
+            # Seen on 3.0.12: without a session allowlist the perspective and target peers
+            # are looked up first (404, before the session's own 404); with one, a missing
+            # peer only gives an empty representation.
+            for who in (peer_perspective, peer_target):
+                if who is not None and (ws is None or who not in ws.peers):
+                    raise peers.missing(who, ctx.w)
         session = sessions.existing(ws, ctx.w, name)
         assert ws is not None
         chosen = sessions.recent_messages(ws, name, tokens)
