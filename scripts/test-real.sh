@@ -313,6 +313,27 @@ else
     skip "SDK conformance" "scripts/sdk-conformance.sh is not in this checkout yet"
 fi
 
+if command -v node >/dev/null; then
+    stage "TypeScript SDK conformance" bash scripts/sdk-ts-conformance.sh --base-url "$URL" "${SDK_KEY[@]}"
+else
+    skip "TypeScript SDK conformance" "no node on PATH"
+fi
+
+# Honcho's own route tests over HTTP: on the server (both APIs), then on the emulator, which
+# must pass every one the server passed (tests/honcho_routes/run_routes.py).
+honcho_routes() {
+    "$PY" tests/honcho_routes/run_routes.py --target real --url "$URL" --auth-url "$AUTH_URL" \
+        --admin-key-file "$RONCHO_LIVE_KEY_FILE" --jwt-secret-file "$RH_DIR/jwt_secret.txt" \
+        --rh-dir "$RH_DIR" --kit "$KIT" --record --outcomes "$TMP/routes.json" || return
+    "$PY" tests/honcho_routes/run_routes.py --target emulator --rh-dir "$RH_DIR" --kit "$KIT" \
+        --compare --outcomes "$TMP/routes.json"
+}
+if [ "$MODE" = kit ]; then
+    stage "Honcho's route tests (server, then emulator vs server)" honcho_routes
+else
+    skip "Honcho's route tests" "a given server (RONCHO_LIVE_URL): the tests mint keys with the kit's JWT secret"
+fi
+
 # -- read-only checks against an existing workspace (--read-workspace) ----------------------
 if [ -n "$READ_WORKSPACE" ]; then
     READ_URL="$URL"

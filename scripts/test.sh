@@ -74,6 +74,12 @@ done
 stage "SDK conformance (honcho-ai in tests/sdk/.venv-sdk; emulator vs recorded real 3.0.12)" \
     bash scripts/sdk-conformance.sh
 
+stage "TypeScript SDK conformance (@honcho-ai/sdk in tests/sdk_ts; emulator vs recorded real 3.0.12)" \
+    bash scripts/sdk-ts-conformance.sh
+
+stage "Honcho's own route tests over HTTP (emulator vs recorded real 3.0.12; needs the kit)" \
+    .venv/bin/python tests/honcho_routes/run_routes.py --target emulator --compare
+
 stage "pytest (tests and notebooks)" .venv/bin/python -m pytest tests \
     --nbval-lax --nbval-sanitize-with tests/notebooks/sanitize.cfg notebooks \
     -p no:cacheprovider "$@"

@@ -52,12 +52,14 @@ errors, 401 for every auth failure.
 
 Where the emulator differs from the real server:
 
-- Search is keyword matching (distinct case-insensitive words shared with the query, ranked by
-  count then insertion order); no full-text stemming, no embeddings, no semantic hits. The
-  conclusions query ranks the same way but also returns non-matching rows after the matches,
-  as nearest-neighbour search would; `distance` is accepted and ignored.
-- Token counts are `max(1, len(content) // 4)`, not tiktoken `o200k_base` (so an empty message
-  counts 1 token, not 0).
+- Search fuses a full-text list and a semantic list by RRF as the server does, so it fills up
+  to `limit` and word matches lead; a character-trigram similarity stands in for embeddings
+  (which non-matching messages come first is the embeddings' choice on the server), and a
+  stopword list with a rough stemmer for PostgreSQL's English full-text search. The
+  conclusions query is the `top_k` nearest by that similarity, within `distance`.
+- Token counts estimate tiktoken `o200k_base` (the server's tokenizer) with the standard
+  library: its pre-tokenizer exactly, then each piece's tokens from its class and length; on a
+  359-text corpus counted by a real 3.0.12 the mean error is 4.6% (docs/emulator-profiles.md).
 - The deriver is simulated: one `explicit` conclusion per message and observer, content
   `"<sender> said: <first 200 chars>"`, no LLM, no deductive/inductive levels, no dreams, no
   peer cards. Summary items are made every 20th message (per the configuration) and write a
@@ -68,8 +70,10 @@ Where the emulator differs from the real server:
   source does (derived from the code, not observed). `response_format` fills string
   properties with the answer text.
 - No cursor pagination, no `GET .../conclusions/{id}`, no `/metrics`; `/openapi.json` is a
-  stub with only `info`. Scopes are stored and listed, and their backfill completes at once,
-  but no other route reads them (`scope` parameters are not served). `schedule_dream` only
+  stub with only `info`. Scopes are backed by a peer `scope.<id>` and guarded as on the
+  server; the `scope` read option narrows to the scope's member sessions (the server reads a
+  single scope through the scope peer's own backfilled collection); backfill completes at
+  once. `schedule_dream` only
   validates and answers 204. File upload reads text/* and JSON files only (no PDF).
 - Representation text: explicit conclusions only, in creation order; the server's order of
   lines that share a timestamp is its own. `search_query` brings its best keyword matches in

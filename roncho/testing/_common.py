@@ -12,6 +12,8 @@ import secrets
 from datetime import UTC, date, datetime
 from typing import Any
 
+from . import _tokens
+
 # The id pattern the server enforces on create bodies, 1-512 characters.
 ID_PATTERN = re.compile(r"^[A-Za-z0-9_-]{1,512}$")
 ID_PATTERN_TEXT = "^[a-zA-Z0-9_-]+$"
@@ -37,12 +39,8 @@ def iso(moment: datetime) -> str:
 
 
 def estimate_tokens(content: str) -> int:
-    """The emulator's token count: `max(1, len(content) // 4)`.
-
-    The real server counts with tiktoken `o200k_base`; a quarter of the characters is close
-    enough for English text and keeps the batching gate deterministic.
-    """
-    return max(1, len(content) // 4)
+    """The emulator's token count: an estimate of tiktoken `o200k_base`'s (see `_tokens`)."""
+    return _tokens.count(content)
 
 
 def parse_datetime(text: str) -> datetime | None:

@@ -313,6 +313,7 @@ class Deriver:
                     level="explicit",
                     created_at=stamp,
                     workspace_id=ws.id,
+                    source_ids=[item.message_id],
                 )
             )
 

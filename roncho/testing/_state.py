@@ -82,6 +82,8 @@ class Conclusion:
     created_at: datetime
     workspace_id: str
     deleted: bool = False
+    # The messages a deriver conclusion came from (filterable; None for API-made ones).
+    source_ids: list[str] | None = None
 
 
 @dataclass
@@ -278,5 +280,5 @@ def conclusion_row(conclusion: Conclusion) -> dict[str, Any]:
         "created_at": conclusion.created_at,
         "metadata": {},
         "times_derived": 1,
-        "source_ids": None,
+        "source_ids": conclusion.source_ids,
     }

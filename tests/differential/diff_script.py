@@ -1,10 +1,16 @@
-"""The differential's scripted calls, their runner and the shape comparison.
+"""The differential's scripted calls, their runner and the comparison (shapes and values).
 
 One script of raw HTTP calls (http.client, one connection per call, every wait bounded) runs
-against a server and yields an `Outcome` per step: status, content type and the *shape* of
-the body (keys and JSON types, not values). Running it against FakeHoncho and against a real
-server and comparing outcome by outcome shows every difference of the wire contract; string
-error details are compared word for word as well, since tests and clients match on them.
+against a server and yields an `Outcome` per step: status, content type, the *shape* of the
+body (keys and JSON types) and its *value* with what differs from run to run masked, as
+localstack-snapshot's transformers do: the run's own names (`{W}`, saved ids), server-made ids
+(`{id}`), timestamps (`{ts}`) and keys (`{jwt}`). Running it against FakeHoncho and against
+a real server and comparing outcome by outcome shows every difference of the wire contract;
+string error details are compared word for word as well, since tests and clients match on
+them. Steps
+whose values no emulator can know (an LLM's text, the embeddings' order) keep `values=False`
+and are compared by shape; token counts compare within TOKEN_TOLERANCE (the emulator
+estimates the tokenizer).
 
 Steps refer to values of earlier answers (ids) through `{name}` placeholders filled from
 `Run.vars`; `{W}` is the run's own throwaway workspace.
@@ -27,6 +33,52 @@ SOCKET_TIMEOUT = 60.0
 # Longest wait for the deriver to drain its queue (real server: flush on, ~2 s per batch).
 DERIVER_WAIT = 60.0
 BOUNDARY = "roncho-differential-boundary"
+# A server-made id (21-character nanoid) and a timestamp, anywhere in a text.
+NANOID = re.compile(r"(?<![A-Za-z0-9_-])[A-Za-z0-9_-]{21}(?![A-Za-z0-9_-])")
+TIMESTAMP = re.compile(r"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:?\d{2})?")
+# A key (JWT): signed with each server's own secret.
+JWT = re.compile(r"eyJ[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+")
+TOKEN_TOLERANCE = 0.1
+TOKEN_KEYS = frozenset({"token_count"})
+
+
+def mask(value: Any, variables: dict[str, str]) -> Any:
+    """`value` with run-specific parts replaced by placeholders (keys too: maps keyed by ids)."""
+    if isinstance(value, str):
+        text = JWT.sub("{jwt}", _unfill(value, variables))
+        return NANOID.sub("{id}", TIMESTAMP.sub("{ts}", text))
+    if isinstance(value, list):
+        return [mask(item, variables) for item in value]
+    if isinstance(value, dict):
+        return {mask(key, variables): mask(item, variables) for key, item in value.items()}
+    return value
+
+
+def value_differences(want: Any, have: Any, path: str = "") -> list[str]:
+    """Where two masked values differ (token counts within TOKEN_TOLERANCE are equal)."""
+    if isinstance(want, dict) and isinstance(have, dict):
+        found = []
+        for key in sorted(set(want) | set(have)):
+            if key not in want or key not in have:
+                found.append(f"{path}.{key}: only on one side")
+                continue
+            a, b = want[key], have[key]
+            if key in TOKEN_KEYS and isinstance(a, int) and isinstance(b, int):
+                if abs(a - b) > max(1, TOKEN_TOLERANCE * a):
+                    found.append(f"{path}.{key}: {a} != {b}")
+                continue
+            found += value_differences(a, b, f"{path}.{key}")
+        return found
+    if isinstance(want, list) and isinstance(have, list):
+        if len(want) != len(have):
+            return [f"{path}: {len(want)} != {len(have)} items"]
+        found = []
+        for index, (a, b) in enumerate(zip(want, have, strict=True)):
+            found += value_differences(a, b, f"{path}[{index}]")
+        return found
+    if want != have:
+        return [f"{path or '.'}: {json.dumps(want)[:160]} != {json.dumps(have)[:160]}"]
+    return []
 
 
 def shape(value: Any) -> Any:
@@ -65,6 +117,7 @@ class Outcome:
     content_type: str | None
     shape: Any
     detail: str | None = None  # a string `detail` of an error, compared as text
+    value: Any = None  # the masked body, for steps that compare values (else None)
 
     def differences(self, other: Outcome) -> list[str]:
         """How `other` differs from this outcome (empty when it does not)."""
@@ -77,6 +130,8 @@ class Outcome:
             found.append(f"shape {json.dumps(self.shape)} != {json.dumps(other.shape)}")
         if self.detail != other.detail:
             found.append(f"detail {self.detail!r} != {other.detail!r}")
+        if self.value is not None and not found:
+            found += [f"value {line}" for line in value_differences(self.value, other.value)]
         return found
 
     def to_json(self) -> dict[str, Any]:
@@ -86,12 +141,18 @@ class Outcome:
             "content_type": self.content_type,
             "shape": self.shape,
             "detail": self.detail,
+            "value": self.value,
         }
 
     @staticmethod
     def from_json(data: dict[str, Any]) -> Outcome:
         return Outcome(
-            data["step"], data["status"], data["content_type"], data["shape"], data["detail"]
+            data["step"],
+            data["status"],
+            data["content_type"],
+            data["shape"],
+            data["detail"],
+            data.get("value"),
         )
 
 
@@ -153,6 +214,7 @@ class Step:
     view: View | None = None
     save: Callable[[Any, dict[str, str]], None] | None = None
     sse: bool = False
+    values: bool = True
 
     def run(self, run: Run) -> Outcome:
         body = _fill(self.body, run.vars)
@@ -175,7 +237,8 @@ class Step:
         if status >= 400 and isinstance(parsed, dict) and isinstance(parsed.get("detail"), str):
             detail = _unfill(parsed["detail"], run.vars)
         viewed = self.view(parsed) if self.view is not None and status < 300 else parsed
-        return Outcome(self.name, status, content_type, shape(viewed), detail)
+        value = mask(viewed, run.vars) if self.values and viewed is not None else None
+        return Outcome(self.name, status, content_type, shape(viewed), detail, value)
 
 
 _PLACEHOLDER = re.compile(r"\{(\w+)\}")

@@ -4,6 +4,7 @@ earlier ones. The real server runs its deriver with flush on (the kit's default)
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from diff_script import Step, Wait, multipart
@@ -37,15 +38,47 @@ def _info_version(body: Any) -> Any:
 
 
 def _search_view(body: Any) -> Any:
-    """Search ranks by full text and embeddings on the server, by keywords in the emulator:
-    which messages come back is a value; each hit's shape (metadata aside) is compared."""
-    return [{**hit, "metadata": {}} for hit in body]
+    """Search hits in a fixed order: the server orders those after the word matches by
+    embeddings, which the emulator cannot know; which hits come back is compared."""
+    return sorted(body, key=_stable)
+
+
+def _stable(item: Any, *ignored: str) -> str:
+    """A sort key of an item without its server-made parts (ids, timestamps)."""
+    if not isinstance(item, dict):
+        return json.dumps(item, sort_keys=True)
+    kept = {k: v for k, v in item.items() if k not in ("id", "created_at", *ignored)}
+    return json.dumps(kept, sort_keys=True)
 
 
 def _queue_view(body: Any) -> Any:
-    """Queue status keys its `sessions` map by internal session ids: compare the values."""
+    """Queue status keys its `sessions` map by internal session ids: compare the values
+    (in a fixed order)."""
     sessions = body.get("sessions")
-    return {**body, "sessions": list(sessions.values()) if isinstance(sessions, dict) else None}
+    if not isinstance(sessions, dict):
+        return {**body, "sessions": None}
+    ordered = sorted(sessions.values(), key=lambda v: _stable(v, "session_id"))
+    return {**body, "sessions": ordered}
+
+
+def _items_unordered(body: Any) -> Any:
+    """A page whose order is not fully defined (session members: no ORDER BY; conclusions:
+    created_at only, and one batch shares it): its items in a fixed order."""
+    return {**body, "items": sorted(body["items"], key=_stable)}
+
+
+def _lines_unordered(key: str) -> Any:
+    """The representation text under `key` with its lines in a fixed order: the server's
+    order of lines sharing one timestamp (one deriver batch) is its own."""
+
+    def view(body: Any) -> Any:
+        text = body.get(key)
+        if not isinstance(text, str):
+            return body
+        lines = text.splitlines()
+        return {**body, key: sorted(lines, key=lambda line: line.split("] ", 1)[-1])}
+
+    return view
 
 
 UPLOAD = multipart({"peer_id": "alice"}, "notes.txt", "text/plain", b"alice keeps notes in a file")
@@ -53,7 +86,8 @@ UPLOAD_HEADERS = {"Content-Type": "multipart/form-data; boundary=roncho-differen
 
 STEPS: list[Step | Wait] = [
     Step("health", "GET", "/health"),
-    Step("openapi version", "GET", "/openapi.json", view=_info_version),
+    # The emulator reports "<version>-emulator": compared by shape.
+    Step("openapi version", "GET", "/openapi.json", view=_info_version, values=False),
     Step("workspace create", "POST", "/v3/workspaces", {"id": "{W}", "metadata": {"k": 1}}),
     Step("workspace get-or-create", "POST", "/v3/workspaces", {"id": "{W}"}),
     Step("workspace bad id", "POST", "/v3/workspaces", {"id": "bad id!"}),
@@ -74,7 +108,7 @@ STEPS: list[Step | Wait] = [
     Step("session list", "POST", WS + "/sessions/list", {}),
     Step("session update", "PUT", S1, {"metadata": {"topic": "tea"}}),
     Step("session peers add", "POST", S1 + "/peers", {"carol": {}}),
-    Step("session peers list", "GET", S1 + "/peers"),
+    Step("session peers list", "GET", S1 + "/peers", view=_items_unordered),
     Step("session peers remove", "DELETE", S1 + "/peers", ["carol"]),
     Step("peer config get", "GET", S1 + "/peers/bob/config"),
     Step("peer config put", "PUT", S1 + "/peers/alice/config", {"observe_me": True}),
@@ -120,6 +154,9 @@ STEPS: list[Step | Wait] = [
     Step("search peer", "POST", WS + "/peers/alice/search", {"query": "tea"}, view=_search_view),
     Step("search session", "POST", S1 + "/search", {"query": "tea"}, view=_search_view),
     Step("search limit 0", "POST", WS + "/search", {"query": "tea", "limit": 0}),
+    # The deriver's conclusions about the messages above are part of the lists below: wait
+    # for them, so the lists' values do not race the real server's deriver.
+    Wait("wait for the deriver (messages)"),
     Step(
         "conclusions create",
         "POST",
@@ -137,13 +174,14 @@ STEPS: list[Step | Wait] = [
         },
         save=_save("C0", 0, "id"),
     ),
-    Step("conclusions list", "POST", WS + "/conclusions/list", {}),
+    Step("conclusions list", "POST", WS + "/conclusions/list", {}, view=_items_unordered),
     *[
         Step(
             f"conclusions filter source_ids {label}",
             "POST",
             WS + "/conclusions/list",
             {"filters": {"source_ids": value}},
+            view=_items_unordered,
         )
         for label, value in SOURCE_ID_FILTERS.items()
     ],
@@ -152,12 +190,14 @@ STEPS: list[Step | Wait] = [
         "POST",
         WS + "/conclusions/list",
         {"filters": {"level": "explicit", "observer_id": "bob"}},
+        view=_items_unordered,
     ),
     Step(
         "conclusions query",
         "POST",
         WS + "/conclusions/query",
         {"query": "tea", "filters": {"observer_id": "bob", "observed_id": "alice"}},
+        view=_search_view,
     ),
     Step("conclusions query no observer", "POST", WS + "/conclusions/query", {"query": "tea"}),
     Step("conclusion get", "GET", WS + "/conclusions/{C0}"),
@@ -170,15 +210,27 @@ STEPS: list[Step | Wait] = [
     Step("card put", "PUT", WS + "/peers/bob/card?target=alice", {"peer_card": ["likes tea"]}),
     Step("card get", "GET", WS + "/peers/bob/card?target=alice"),
     Step("card get none", "GET", WS + "/peers/alice/card"),
-    Step("peer context", "GET", WS + "/peers/bob/context?target=alice"),
+    Step(
+        "peer context",
+        "GET",
+        WS + "/peers/bob/context?target=alice",
+        view=_lines_unordered("representation"),
+    ),
     Step("peer context missing", "GET", WS + "/peers/nobody/context"),
     Step("peer context missing target", "GET", WS + "/peers/bob/context?target=nobody"),
-    Step("representation", "POST", WS + "/peers/bob/representation", {"target": "alice"}),
+    Step(
+        "representation",
+        "POST",
+        WS + "/peers/bob/representation",
+        {"target": "alice"},
+        view=_lines_unordered("representation"),
+    ),
     Step(
         "representation allowlist",
         "POST",
         WS + "/peers/bob/representation",
         {"target": "alice", "filters": {"session_id": ["s1"]}},
+        view=_lines_unordered("representation"),
     ),
     Step("representation missing peer", "POST", WS + "/peers/nobody/representation", {}),
     Step(
@@ -200,16 +252,23 @@ STEPS: list[Step | Wait] = [
         {"target": "alice", "filters": {"peer_id": "x"}},
     ),
     Step("session context", "GET", S1 + "/context"),
-    Step("session context target", "GET", S1 + "/context?peer_target=alice&peer_perspective=bob"),
+    Step(
+        "session context target",
+        "GET",
+        S1 + "/context?peer_target=alice&peer_perspective=bob",
+        view=_lines_unordered("peer_representation"),
+    ),
     Step(
         "session context allowlist",
         "GET",
         S1 + "/context?peer_target=alice&peer_perspective=bob&sessions=s1&sessions=s2",
+        view=_lines_unordered("peer_representation"),
     ),
     Step(
         "session context limit_to_session",
         "GET",
         S1 + "/context?peer_target=alice&peer_perspective=bob&limit_to_session=true",
+        view=_lines_unordered("peer_representation"),
     ),
     Step("session context not in sessions", "GET", S1 + "/context?peer_target=alice&sessions=s2"),
     Step(
@@ -218,13 +277,26 @@ STEPS: list[Step | Wait] = [
         S1 + "/context?peer_target=alice&sessions=s1&limit_to_session=true",
     ),
     Step("session context search_top_k 0", "GET", S1 + "/context?search_top_k=0"),
+    Step("session context missing target", "GET", S1 + "/context?peer_target=nobody"),
+    Step(
+        "session context missing perspective",
+        "GET",
+        S1 + "/context?peer_target=alice&peer_perspective=nobody",
+    ),
+    Step(
+        "session context missing target, one session",
+        "GET",
+        S1 + "/context?peer_target=nobody&limit_to_session=true",
+    ),
     Step("session summaries", "GET", S1 + "/summaries"),
-    Step("chat", "POST", WS + "/peers/bob/chat", {"query": "what does alice like?"}),
+    # Chat answers are an LLM's text (the kit's stub, the emulator's canned one): shapes only.
+    Step("chat", "POST", WS + "/peers/bob/chat", {"query": "what does alice like?"}, values=False),
     Step(
         "chat include_evidence",
         "POST",
         WS + "/peers/bob/chat",
         {"query": "what does alice like?", "include_evidence": True},
+        values=False,
     ),
     Step(
         "chat stream",
@@ -232,6 +304,7 @@ STEPS: list[Step | Wait] = [
         WS + "/peers/bob/chat",
         {"query": "what does alice like?", "stream": True},
         sse=True,
+        values=False,
     ),
     Step("chat missing target", "POST", WS + "/peers/bob/chat", {"query": "x", "target": "nobody"}),
     Step("chat empty query", "POST", WS + "/peers/bob/chat", {"query": ""}),

@@ -147,11 +147,11 @@ def test_gate_holds_short_messages_pending() -> None:
 def test_gate_releases_on_tokens() -> None:
     with FakeHoncho(batch_tokens=10, deriver_delay=0.01) as fake:
         api = Api(fake.port)
-        api.add_messages("w", "s", ("alice", "x" * 20))  # 5 tokens: below the target
+        api.add_messages("w", "s", ("alice", "x" * 25))  # 5 tokens: below the target
         time.sleep(QUIET)
         assert api.queue("w")["pending_work_units"] == 1
-        api.add_messages("w", "s", ("bob", "y" * 40))  # another sender: its own batch
-        api.add_messages("w", "s", ("alice", "z" * 20))  # alice reaches 10
+        api.add_messages("w", "s", ("bob", "y" * 50))  # another sender: its own batch
+        api.add_messages("w", "s", ("alice", "z" * 25))  # alice reaches 10
         wait_for(lambda: len(fake.deriver_log()) == 3, what="both batches")
         assert {r.gate for r in fake.deriver_log()} == {"tokens"}
         assert api.queue("w")["completed_work_units"] == 3

@@ -63,11 +63,18 @@ def listed(ws: Workspace | None, match: RowMatch, *, newest_first: bool) -> list
     return found
 
 
-def query(ws: Workspace | None, text: str, match: RowMatch, top_k: int) -> list[Conclusion]:
-    """The best keyword matches, newest first among equals; semantic search always answers
-    its nearest rows, so non-matching ones follow the matches."""
+def query(
+    ws: Workspace | None,
+    text: str,
+    match: RowMatch,
+    top_k: int,
+    *,
+    max_distance: float | None = None,
+) -> list[Conclusion]:
+    """The `top_k` nearest the query (the server's vector search, `_search.nearest`), none
+    farther than `max_distance` when given; newest first among equals."""
     candidates = [c for c in reversed(ws.conclusions if ws else []) if not c.deleted and match(c)]
-    return _search.rank(text, candidates, lambda c: c.content, keep_unmatched=True)[:top_k]
+    return _search.nearest(text, candidates, lambda c: c.content, top_k, max_distance)
 
 
 def delete(ws: Workspace | None, w: str, conclusion_id: str) -> None:

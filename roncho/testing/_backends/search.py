@@ -17,7 +17,8 @@ def messages(
     match: Callable[[Message], bool],
 ) -> list[Message]:
     """Messages whose fields equal `forced` (`peer_id` or `session_id` of the route), of the
-    sessions `perspective` belongs to when given, that `match`, ranked, at most `limit`."""
+    sessions `perspective` belongs to when given, that `match`, ranked as the server's hybrid
+    search ranks them (`_search.hybrid`: it fills up to `limit`)."""
     candidates = list(ws.messages) if ws else []
     allowed: set[str] | None = None
     if perspective is not None and ws is not None:
@@ -29,4 +30,4 @@ def messages(
         and (allowed is None or m.session_id in allowed)
         and match(m)
     ]
-    return _search.rank(text, found, lambda m: m.content)[:limit]
+    return _search.hybrid(text, found, lambda m: m.content, lambda m: m.created_at, limit)

@@ -6,12 +6,13 @@ import json
 import re
 from typing import TYPE_CHECKING, Any
 
+from .. import _scopes
 from .._backends import chat, peers, workspaces
 from .._common import ApiError, JsonDict
 from .._options import Options
 from .._validate import get_bool, get_dict, get_literal, get_str
 from .._web import Ctx, P, Response, Route, W, json_response, require_member
-from .peers import chat_sessions
+from .peers import chat_sessions, check_scope_option
 
 if TYPE_CHECKING:
     from .._app import App
@@ -42,10 +43,16 @@ def peer_chat(app: App, ctx: Ctx) -> Response:
     options = _chat_options(body)
     target = get_str(body, "target", ["body"])
     session_id = get_str(body, "session_id", ["body"])
+    scope = _scopes.parse_option(body.get("scope"), ["body", "scope"])
+    if scope is not None:
+        check_scope_option(ctx, body.get("filters"), session_id)
     allow = chat_sessions(body.get("filters"), session_id)
     peer = ctx.params["p"]
     with app.store.lock:
         ws = workspaces.find_or_create(app.store, ctx.w)
+        _scopes.refuse_observed(ws, [peer, *([target] if target else [])], _scopes.CHAT)
+        if scope is not None:
+            allow = _scopes.resolve(ws, ctx.w, scope)
         peers.find_or_create(ws, peer)
         try:
             chat.check_peer_targets(ws, ctx.w, target, session_id)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .. import _filters
+from .. import _filters, _scopes
 from .._backends import conclusions, workspaces
 from .._backends.conclusions import NewConclusion
 from .._common import ApiError, JsonDict, validation_error
@@ -53,6 +53,7 @@ def create_conclusions(app: App, ctx: Ctx) -> Response:
     batch = [_conclusion_input(item, ["body", key, index]) for index, item in enumerate(raw)]
     with app.store.lock:
         ws = workspaces.find(app.store, ctx.w)
+        _scopes.refuse(ws, [c.observed_id for c in batch], _scopes.CONCLUSION)
         created = conclusions.create(app.store, ws, ctx.w, batch)
         return json_response(201, [render(app, c) for c in created])
 
@@ -73,7 +74,7 @@ def query_conclusions(app: App, ctx: Ctx) -> Response:
     body = ctx.body()
     text = get_str(body, "query", ["body"], required=True) or ""
     top_k = get_int(body, "top_k", ["body"], 10, ge=1, le=100) or 10
-    get_float(body, "distance", ["body"], ge=0.0, le=1.0)
+    distance = get_float(body, "distance", ["body"], ge=0.0, le=1.0)
     filters = filters_of(body)
     if not isinstance(filters, dict) or not (
         ("observer" in filters or "observer_id" in filters)
@@ -83,7 +84,9 @@ def query_conclusions(app: App, ctx: Ctx) -> Response:
     match = _filters.compile_filter(filters, _filters.CONCLUSION)
     with app.store.lock:
         ws = workspaces.find(app.store, ctx.w)
-        hits = conclusions.query(ws, text, lambda c: match(conclusion_row(c)), top_k)
+        hits = conclusions.query(
+            ws, text, lambda c: match(conclusion_row(c)), top_k, max_distance=distance
+        )
         return json_response(200, [render(app, c) for c in hits])
 
 

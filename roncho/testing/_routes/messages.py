@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING
 
-from .. import _filters
+from .. import _filters, _scopes
 from .._backends import messages, workspaces
 from .._backends.messages import NewMessage
 from .._common import ApiError, JsonDict, error_item, parse_datetime, validation_error
@@ -61,6 +61,7 @@ def create_messages(app: App, ctx: Ctx) -> Response:
     batch = [_message_input(item, ["body", "messages", i]) for i, item in enumerate(raw)]
     with app.store.lock:
         ws = workspaces.find_or_create(app.store, ctx.w)
+        _scopes.refuse(ws, [m.peer_id for m in batch], _scopes.AUTHOR)
         created = messages.create(app.store, app.deriver, ws, ctx.params["s"], batch)
         return json_response(201, [message_json(m) for m in created])
 
@@ -115,6 +116,7 @@ def upload_messages(app: App, ctx: Ctx) -> Response:
     created_at = parse_datetime(fields["created_at"]) if fields.get("created_at") else None
     with app.store.lock:
         ws = workspaces.find_or_create(app.store, ctx.w)
+        _scopes.refuse(ws, [fields["peer_id"]], _scopes.AUTHOR)
         created = messages.upload(
             app.store,
             app.deriver,

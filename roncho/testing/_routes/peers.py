@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
-from .. import _auth, _filters
+from .. import _auth, _filters, _scopes
 from .._backends import conclusions, peers, workspaces
 from .._common import ApiError, validation_error
 from .._state import peer_json, peer_row, session_json, session_row
@@ -43,10 +43,23 @@ def create_peer(app: App, ctx: Ctx) -> Response:
 
 
 def list_peers(app: App, ctx: Ctx) -> Response:
-    match = _filters.compile_filter(filters_of(ctx.body(required=False)), _filters.PEER)
+    body = ctx.body(required=False)
+    match = _filters.compile_filter(filters_of(body), _filters.PEER)
+    kind = body.get("kind")
+    if kind is not None and kind not in ("scope", "all"):
+        raise validation_error(
+            "literal_error",
+            ["body", "kind"],
+            "Input should be 'scope' or 'all'",
+            kind,
+            {"expected": "'scope' or 'all'"},
+        )
     with app.store.lock:
         ws = workspaces.find(app.store, ctx.w)
         found = list(ws.peers.values()) if ws else []
+        # Scope peers are left out unless `kind` asks for them ("scope": only them).
+        if kind != "all":
+            found = [p for p in found if _scopes.is_scope(ws, p.id) == (kind == "scope")]
         items = [peer_json(peer) for peer in found if match(peer_row(peer))]
     return paged(ctx, items)
 
@@ -57,6 +70,10 @@ def update_peer(app: App, ctx: Ctx) -> Response:
     configuration = get_dict(body, "configuration", ["body"])
     with app.store.lock:
         ws = workspaces.find_or_create(app.store, ctx.w)
+        if _scopes.is_scope(ws, ctx.params["p"]):
+            raise ApiError(
+                422, f"Peer '{ctx.params['p']}' is a scope. Use the scopes routes to manage scopes."
+            )
         peer, _ = peers.upsert(ws, ctx.params["p"], metadata, configuration)
         return json_response(200, peer_json(peer))
 
@@ -91,6 +108,7 @@ def put_card(app: App, ctx: Ctx) -> Response:
     target = ctx.request.query.get("target") or ctx.params["p"]
     with app.store.lock:
         ws = workspaces.find(app.store, ctx.w)
+        _scopes.refuse_observed(ws, [target], _scopes.CARD)
         peers.set_card(ws, ctx.params["p"], target, card, ctx.w)
     return json_response(200, {"peer_card": list(card)})
 
@@ -112,6 +130,7 @@ def peer_context(app: App, ctx: Ctx) -> Response:
     query_bool(query, "include_most_frequent", True)
     with app.store.lock:
         ws = workspaces.find(app.store, ctx.w)
+        _scopes.refuse_observed(ws, [peer, target], _scopes.READ_OPTION)
         # Seen on 3.0.12: a missing path peer is named in the 404 (not a bare "Peer not
         # found"); a missing target is no error, only an empty representation.
         if ws is None or peer not in ws.peers:
@@ -135,6 +154,15 @@ def chat_sessions(filters: object, session_id: str | None) -> set[str] | None:
     return None if allow is None else set(allow)
 
 
+def check_scope_option(ctx: Ctx, filters: object, session_id: str | None) -> None:
+    """The `scope` option's exclusions (422) and key rule (401), as chat and representation."""
+    if filters is not None:
+        raise ApiError(422, "`scope` and `filters` are mutually exclusive")
+    if session_id:
+        raise ApiError(422, "`scope` and `session_id` are mutually exclusive")
+    _scopes.check_key(ctx.claims)
+
+
 def peer_representation(app: App, ctx: Ctx) -> Response:
     body = ctx.body(required=False)
     session_id = get_str(body, "session_id", ["body"])
@@ -144,10 +172,16 @@ def peer_representation(app: App, ctx: Ctx) -> Response:
     search = conclusions.Search(get_str(body, "search_query", ["body"]), top_k)
     get_float(body, "search_max_distance", ["body"], ge=0.0, le=1.0)
     get_bool(body, "include_most_frequent", ["body"], None)
+    scope = _scopes.parse_option(body.get("scope"), ["body", "scope"])
+    if scope is not None:
+        check_scope_option(ctx, body.get("filters"), session_id)
     allow = chat_sessions(body.get("filters"), session_id)
     peer = ctx.params["p"]
     with app.store.lock:
         ws = workspaces.find(app.store, ctx.w)
+        _scopes.refuse_observed(ws, [peer, target or peer], _scopes.REPRESENTATION)
+        if scope is not None:
+            allow = _scopes.resolve(ws, ctx.w, scope)
         # Seen on 3.0.12: a missing peer, target or session is not an error, only an
         # empty representation.
         if ws is None:

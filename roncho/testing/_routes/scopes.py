@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from .. import _scopes
 from .._backends import scopes, workspaces
 from .._common import ID_PATTERN, validation_error
 from .._state import scope_json, session_json
@@ -31,6 +32,7 @@ def create_scope(app: App, ctx: Ctx) -> Response:
     with app.store.lock:
         ws = workspaces.find_or_create(app.store, ctx.w)
         scope, created = scopes.get_or_create(ws, name, metadata)
+        _scopes.backing_peer(ws, name)  # as the server: a scope is a peer `scope.<id>`
         return json_response(201 if created else 200, scope_json(scope))
 
 

@@ -5,8 +5,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
-from .. import _filters
+from .. import _filters, _scopes
 from .._backends import search, workspaces
+from .._common import ApiError, validation_error
 from .._state import message_json, message_row
 from .._validate import get_int, get_str
 from .._web import Ctx, P, Response, Route, S, W, filters_of, json_response
@@ -21,11 +22,27 @@ def _search(app: App, ctx: Ctx, forced: Mapping[str, str]) -> Response:
     limit = get_int(body, "limit", ["body"], 10, ge=1, le=100) or 10
     filters = dict(filters_of(body) or {})
     perspective = filters.pop("peer_perspective", None)
+    scope = _scopes.parse_option(body.get("scope"), ["body", "scope"]) if not forced else None
+    if isinstance(scope, list):
+        raise validation_error(
+            "string_type", ["body", "scope"], "Input should be a valid string", scope
+        )
+    if scope is not None and "session_id" in filters:
+        raise ApiError(422, "`scope` and a 'session_id' filter are mutually exclusive")
     match = _filters.compile_filter(filters, _filters.MESSAGE_SEARCH)
     with app.store.lock:
         ws = workspaces.find(app.store, ctx.w)
+        in_scope: set[str] | None = None
+        if scope is not None:
+            # A scope with no member sessions matches nothing, not everything.
+            in_scope = _scopes.resolve(ws, ctx.w, scope)
         hits = search.messages(
-            ws, text, limit, forced, perspective, lambda m: match(message_row(m))
+            ws,
+            text,
+            limit,
+            forced,
+            perspective,
+            lambda m: (in_scope is None or m.session_id in in_scope) and match(message_row(m)),
         )
         return json_response(200, [message_json(m) for m in hits])
 

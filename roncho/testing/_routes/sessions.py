@@ -6,8 +6,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 from urllib.parse import parse_qs
 
-from .. import _auth, _filters
-from .._backends import conclusions, sessions, workspaces
+from .. import _auth, _filters, _scopes
+from .._backends import conclusions, peers, scopes, sessions, workspaces
 from .._common import ApiError, validation_error
 from .._state import message_json, peer_json, session_json, session_row
 from .._validate import (
@@ -49,11 +49,28 @@ def create_session(app: App, ctx: Ctx) -> Response:
         key: session_peer_config(value, ["body", peers_key, key])
         for key, value in (raw_peers or {}).items()
     }
+    scope_names = (
+        _scopes.check_names(body["scopes"], ["body", "scopes"])
+        if body.get("scopes") is not None
+        else []
+    )
     if ctx.claims.session is not None and ctx.claims.session != name:
         raise ApiError(401, _auth.NOT_PERMITTED)
+    claims = ctx.claims
+    if scope_names and not (claims.admin or (claims.peer is None and claims.session is None)):
+        raise ApiError(401, "Scope membership requires a workspace-level key")
     with app.store.lock:
         ws = workspaces.find_or_create(app.store, ctx.w)
+        _scopes.refuse(ws, members, _scopes.MEMBERSHIP)
         session, created = sessions.get_or_create(ws, name, metadata, configuration, members)
+        for scope_name in scope_names:
+            scopes.get_or_create(ws, scope_name, None)
+            _scopes.backing_peer(ws, scope_name)
+        if scope_names:
+            for scope_name in scope_names:
+                scopes.add_sessions(
+                    ws, ctx.w, scope_name, [name], app.deriver, app.options.deriver_delay
+                )
         return json_response(201 if created else 200, session_json(session))
 
 
@@ -99,6 +116,7 @@ def add_session_peers(app: App, ctx: Ctx) -> Response:
     members = _peer_map(ctx)
     with app.store.lock:
         ws = workspaces.find_or_create(app.store, ctx.w)
+        _scopes.refuse(ws, members, _scopes.MEMBERSHIP)
         session, _ = sessions.find_or_create(ws, ctx.params["s"])
         sessions.upsert_members(ws, session, members)
         return json_response(200, session_json(session))
@@ -108,6 +126,7 @@ def set_session_peers(app: App, ctx: Ctx) -> Response:
     members = _peer_map(ctx)
     with app.store.lock:
         ws = workspaces.find(app.store, ctx.w)
+        _scopes.refuse(ws, members, _scopes.MEMBERSHIP)
         session = sessions.set_members(ws, ctx.w, ctx.params["s"], members)
         return json_response(200, session_json(session))
 
@@ -118,6 +137,7 @@ def remove_session_peers(app: App, ctx: Ctx) -> Response:
         raise validation_error("list_type", ["body"], "Input should be a valid list", raw)
     with app.store.lock:
         ws = workspaces.find(app.store, ctx.w)
+        _scopes.refuse(ws, raw, _scopes.MEMBERSHIP)
         session = sessions.remove_members(ws, ctx.w, ctx.params["s"], raw)
         return json_response(200, session_json(session))
 
@@ -125,13 +145,18 @@ def remove_session_peers(app: App, ctx: Ctx) -> Response:
 def list_session_peers(app: App, ctx: Ctx) -> Response:
     with app.store.lock:
         ws = workspaces.find(app.store, ctx.w)
-        items = [peer_json(peer) for peer in sessions.active_members(ws, ctx.params["s"])]
+        items = [
+            peer_json(peer)
+            for peer in sessions.active_members(ws, ctx.params["s"])
+            if not _scopes.is_scope(ws, peer.id)
+        ]
     return json_response(200, page(ctx.request.query, items))
 
 
 def get_peer_config(app: App, ctx: Ctx) -> Response:
     with app.store.lock:
         ws = workspaces.find(app.store, ctx.w)
+        _scopes.refuse(ws, [ctx.params["p"]], _scopes.MEMBERSHIP_CONFIG)
         member = sessions.member_config(ws, ctx.w, ctx.params["s"], ctx.params["p"])
         return json_response(
             200, {"observe_me": member.observe_me, "observe_others": member.observe_others}
@@ -142,6 +167,7 @@ def put_peer_config(app: App, ctx: Ctx) -> Response:
     observe_me, observe_others = session_peer_config(ctx.body(), ["body"])
     with app.store.lock:
         ws = workspaces.find(app.store, ctx.w)
+        _scopes.refuse(ws, [ctx.params["p"]], _scopes.MEMBERSHIP_CONFIG)
         sessions.set_member_config(
             ws, ctx.w, ctx.params["s"], ctx.params["p"], observe_me, observe_others
         )
@@ -160,10 +186,36 @@ def session_context(app: App, ctx: Ctx) -> Response:
     limit = query_int(query, "max_conclusions", 100, ge=1, le=100)
     peer_target = query.get("peer_target") or None
     peer_perspective = query.get("peer_perspective") or None
+    scope = _scopes.parse_option(query.get("scope"), ["query", "scope"])
     name = ctx.params["s"]
-    allow = _context_allowlist(app, ctx, name, peer_target, peer_perspective, limit_to_session)
+    if peer_perspective and not peer_target:
+        raise ApiError(422, "peer_target must be provided if peer_perspective is provided")
     with app.store.lock:
         ws = workspaces.find(app.store, ctx.w)
+        if peer_target is not None:
+            _scopes.refuse_observed(ws, [peer_target], _scopes.CONTEXT_TARGET)
+        if peer_perspective is not None:
+            _scopes.refuse(ws, [peer_perspective], _scopes.PERSPECTIVE)
+    if scope is not None:
+        if peer_perspective:
+            raise ApiError(422, "`scope` and `peer_perspective` are mutually exclusive")
+        if not peer_target:
+            raise ApiError(422, "peer_target must be provided if scope is provided")
+        _scopes.check_key(ctx.claims, session_key_too=True)
+    allow = _context_allowlist(app, ctx, name, peer_target, peer_perspective, limit_to_session)
+    if scope is not None and "sessions" in parse_qs(ctx.request.raw_query):
+        raise ApiError(422, "`sessions` and `scope` are mutually exclusive")
+    with app.store.lock:
+        ws = workspaces.find(app.store, ctx.w)
+        if scope is not None:
+            allow = sorted(_scopes.resolve(ws, ctx.w, scope))
+        if allow is None and peer_target is not None:
+            # Seen on 3.0.12: without a session allowlist the perspective and target peers
+            # are looked up first (404, before the session's own 404); with one, a missing
+            # peer only gives an empty representation.
+            for who in (peer_perspective, peer_target):
+                if who is not None and (ws is None or who not in ws.peers):
+                    raise peers.missing(who, ctx.w)
         session = sessions.existing(ws, ctx.w, name)
         assert ws is not None
         chosen = sessions.recent_messages(ws, name, tokens)
@@ -228,7 +280,11 @@ def _context_allowlist(
 def session_summaries(app: App, ctx: Ctx) -> Response:
     name = ctx.params["s"]
     with app.store.lock:
-        summary = sessions.existing(workspaces.find(app.store, ctx.w), ctx.w, name).short_summary
+        ws = workspaces.find(app.store, ctx.w)
+        # Seen on 3.0.12 (and Honcho's own route test): a missing session, even in a
+        # missing workspace, is 200 with null summaries, not 404.
+        session = ws.sessions.get(name) if ws is not None else None
+        summary = session.short_summary if session is not None else None
     return json_response(200, {"id": name, "short_summary": summary, "long_summary": None})
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .. import _auth, _filters
+from .. import _auth, _filters, _scopes
 from .._backends import workspaces
 from .._common import ApiError
 from .._state import workspace_json, workspace_row
@@ -67,12 +67,16 @@ def schedule_dream(app: App, ctx: Ctx) -> Response:
     deriver has no dreams, so nothing else happens."""
     body = ctx.body()
     get_str(body, "observer", ["body"], required=True)
-    get_str(body, "observed", ["body"])
+    observed = get_str(body, "observed", ["body"])
     if "dream_type" not in body:
         get_str(body, "dream_type", ["body"], required=True)  # FastAPI's "missing" item
     get_literal(body, "dream_type", ["body"], DREAM_TYPES, "omni")
     get_str(body, "session_id", ["body"])
     get_bool(body, "rebuild", ["body"], False)
+    if observed is not None:
+        with app.store.lock:
+            ws = workspaces.find(app.store, ctx.w)
+            _scopes.refuse_observed(ws, [observed], _scopes.DREAM)
     return Response(204, b"")
 
 

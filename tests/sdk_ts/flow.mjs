@@ -1,0 +1,320 @@
+// A flow over Honcho's TypeScript SDK (@honcho-ai/sdk, pinned in package-lock.json), run by Node.
+//
+//   node tests/sdk_ts/flow.mjs --base-url URL --workspace NAME [--key-file PATH]
+//
+// Prints one JSON object per line and step: `step`, `outcome` (`ok` or `error <Class> <status>`),
+// `result` (what the SDK returned, as JSON) and `wire` (every HTTP exchange of the step: method,
+// path, status, content type and body). Values are kept, with what differs from run to run
+// masked: the workspace name ({W}), server-made ids ({id}) and timestamps ({ts}). The workspace is
+// deleted at the end, also on failure. Nothing here knows roncho: it only talks HTTP.
+
+import { readFileSync } from "node:fs";
+import { parseArgs } from "node:util";
+import { Honcho } from "@honcho-ai/sdk";
+
+const { values: args } = parseArgs({
+  options: {
+    "base-url": { type: "string" },
+    workspace: { type: "string" },
+    "key-file": { type: "string" },
+  },
+});
+const WORKSPACE = args.workspace;
+const NANOID = /(?<![A-Za-z0-9_-])[A-Za-z0-9_-]{21}(?![A-Za-z0-9_-])/g;
+const TIMESTAMP = /\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:?\d{2})?/g;
+const DERIVER_WAIT_MS = 60000;
+
+function maskText(text) {
+  return text.split(WORKSPACE).join("{W}").replace(TIMESTAMP, "{ts}").replace(NANOID, "{id}");
+}
+
+function mask(value) {
+  if (typeof value === "string") return maskText(value);
+  if (Array.isArray(value)) return value.map(mask);
+  if (value && typeof value === "object") {
+    const out = {};
+    for (const key of Object.keys(value).sort()) out[maskText(key)] = mask(value[key]);
+    return out;
+  }
+  return value === undefined ? null : value;
+}
+
+// Every exchange of the current step, seen through a wrapper around the global fetch.
+let exchanges = [];
+const realFetch = globalThis.fetch;
+globalThis.fetch = async (input, init) => {
+  const response = await realFetch(input, init);
+  const copy = response.clone();
+  const url = new URL(typeof input === "string" ? input : input.url);
+  const kind = copy.headers.get("content-type");
+  const text = await copy.text();
+  let body = text;
+  if (kind && kind.startsWith("text/event-stream")) {
+    body = text
+      .split("\n")
+      .filter((line) => line.startsWith("data:"))
+      .map((line) => JSON.parse(line.slice(5).trim()));
+  } else if (text) {
+    try {
+      body = JSON.parse(text);
+    } catch {
+      body = text;
+    }
+  } else {
+    body = null;
+  }
+  exchanges.push({
+    method: (init && init.method) || "GET",
+    path: maskText(decodeURIComponent(url.pathname)) + maskText(url.search),
+    status: response.status,
+    content_type: kind,
+    body: mask(body),
+  });
+  return response;
+};
+
+// What an SDK call returned, as JSON: SDK objects by their own fields (getters included).
+function describe(value, depth = 0, parentKey = "") {
+  if (value === null || value === undefined) return null;
+  if (typeof value !== "object") return mask(value);
+  if (depth > 4) return `<${value.constructor?.name}>`;
+  if (Array.isArray(value)) return value.map((item) => describe(item, depth + 1));
+  if (typeof value.items !== "undefined" && typeof value.total === "number") {
+    return { page: describe(value.items, depth + 1), total: value.total, pages: value.pages };
+  }
+  const out = {};
+  const proto = Object.getPrototypeOf(value);
+  const getters = proto
+    ? Object.entries(Object.getOwnPropertyDescriptors(proto))
+        .filter(([, d]) => d.get)
+        .map(([k]) => k)
+    : [];
+  for (const key of [...Object.keys(value), ...getters].sort()) {
+    if (key.startsWith("_") || key === "http" || key === "conclusions") continue;
+    const item = value[key];
+    if (typeof item === "function") continue;
+    // Queue status maps sessions by server-made id, which the SDK camel-cases (a `_x` in an
+    // id becomes `X`), so those keys are masked whole.
+    const name = parentKey === "sessions" && !Array.isArray(value) ? "{id}" : maskText(key);
+    out[name] = describe(item, depth + 1, key);
+  }
+  const name = value.constructor?.name;
+  return name && name !== "Object" ? { [name]: out } : out;
+}
+
+async function step(name, action) {
+  exchanges = [];
+  const record = { step: name };
+  try {
+    record.result = describe(await action());
+    record.outcome = "ok";
+  } catch (error) {
+    const status = error?.status ?? error?.statusCode ?? null;
+    record.outcome = `error ${error?.constructor?.name ?? typeof error} ${status}`;
+    if (status === null) record.error = maskText(String(error?.message ?? error)).slice(0, 200);
+  }
+  record.wire = exchanges;
+  process.stdout.write(`${JSON.stringify(record)}\n`);
+  return record;
+}
+
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function flow(honcho) {
+  const saved = {};
+  const run = async (name, action, save) => {
+    let value;
+    await step(name, async () => {
+      value = await action();
+      return value;
+    });
+    if (save) saved[save] = value;
+    return value;
+  };
+  await run("workspace metadata set", () => honcho.setMetadata({ k: 1 }));
+  await run("workspace metadata get", () => honcho.getMetadata());
+  await run("workspace configuration get", () => honcho.getConfiguration());
+  await run("workspace configuration set", () =>
+    honcho.setConfiguration({ reasoning: { enabled: true } }),
+  );
+  await run("workspaces list", () => honcho.workspaces({ filters: { id: WORKSPACE } }));
+  const alice = await run("peer alice", () => honcho.peer("alice", { metadata: { role: "user" } }));
+  const bob = await run("peer bob", () => honcho.peer("bob"));
+  await run("peer get metadata", () => alice.getMetadata());
+  await run("peer set metadata", () => alice.setMetadata({ role: "admin" }));
+  await run("peer get configuration", () => bob.getConfiguration());
+  await run("peer set configuration", () => bob.setConfiguration({ observeMe: true }));
+  await run("peers list", () => honcho.peers());
+  await run("peers list filter", () => honcho.peers({ filters: { metadata: { role: "admin" } } }));
+  const s1 = await run("session s1", () => honcho.session("s1", { metadata: { topic: "tea" } }));
+  await run("session add peers", () => s1.addPeers([alice, bob]));
+  await run("session peers", () => s1.peers());
+  await run("session peer config set", () =>
+    s1.setPeerConfiguration(bob, { observeOthers: true }),
+  );
+  await run("session peer config get", () => s1.getPeerConfiguration(bob));
+  await run("session set peers", () => s1.setPeers([alice, bob]));
+  await run("session metadata get", () => s1.getMetadata());
+  await run("session metadata set", () => s1.setMetadata({ topic: "rain" }));
+  await run("session configuration get", () => s1.getConfiguration());
+  await run("sessions list", () => honcho.sessions());
+  await run("peer sessions", () => alice.sessions());
+  const messages = await run("messages add", () =>
+    s1.addMessages([
+      alice.message("I like green tea", { metadata: { n: 1 } }),
+      bob.message("Tea is nice", { metadata: { n: 2 } }),
+      alice.message("Rain makes me sad", { metadata: { n: 3 } }),
+      bob.message("Umbrellas help with the weather outside, and so do warm drinks.", {
+        metadata: { n: 4 },
+      }),
+      alice.message("Naïve café déjà vu: 東京 🌧️ 42 ± 3.14 <tag> {\"json\": true}", {
+        metadata: { n: 5 },
+      }),
+    ]),
+  );
+  const first = messages?.[0];
+  await run("messages list", () => s1.messages());
+  await run("messages page size 2", () => s1.messages({ size: 2 }));
+  await run("messages reverse", () => s1.messages({ reverse: true }));
+  await run("messages filter", () => s1.messages({ filters: { metadata: { n: { gte: 2 } } } }));
+  await run("messages filter bad key", () => s1.messages({ filters: { id: "x" } }));
+  await run("message get", () => s1.getMessage(first.id));
+  await run("message update", () => s1.updateMessage(first, { edited: true }));
+  await run("message get missing", () => s1.getMessage("nope"));
+  await run("search workspace", () => honcho.search("tea", { limit: 5 }));
+  await run("search workspace no match", () => honcho.search("zebra xylophone", { limit: 5 }));
+  await run("search workspace filter", () =>
+    honcho.search("tea", { filters: { peer_id: "alice" } }),
+  );
+  await run("search peer", () => alice.search("tea"));
+  await run("search peer limit", () => bob.search("rain", { limit: 1 }));
+  await run("search session", () => s1.search("tea"));
+  await run("search session no match", () => s1.search("zebra"));
+  await run("search bad limit", () => honcho.search("tea", { limit: 0 }));
+  const view = bob.conclusionsOf(alice);
+  const created = await run("conclusions create", () =>
+    view.create([
+      { content: "alice likes tea", sessionId: "s1" },
+      { content: "alice dislikes rain" },
+    ]),
+  );
+  const cid = created?.[0]?.id ?? "missing";
+  await run("conclusions list", () => view.list());
+  await run("conclusions query", () => view.query("tea"));
+  await run("conclusions query top_k 1", () => view.query("tea", 1));
+  await run("conclusions query distance", () => view.query("unrelated words", 10, 0.05));
+  await run("conclusions get", () => view.get(cid));
+  await run("conclusions get many", () => view.getMany([cid]));
+  await run("conclusions representation", () => view.representation());
+  await run("conclusions delete", () => view.delete(cid));
+  await run("conclusions delete again", () => view.delete(cid));
+  await step("wait for the deriver", async () => {
+    const deadline = Date.now() + DERIVER_WAIT_MS;
+    let busy = true;
+    while (Date.now() < deadline) {
+      const status = await honcho.queueStatus();
+      busy = status.pendingWorkUnits || status.inProgressWorkUnits;
+      if (status.totalWorkUnits && !busy) break;
+      await sleep(200);
+    }
+    exchanges = exchanges.slice(-1);
+    return busy ? "timeout" : "drained";
+  });
+  await run("conclusions list workspace", () => honcho.conclusions.list());
+  await run("queue status", () => honcho.queueStatus());
+  await run("queue status session", () => honcho.queueStatus({ session: s1 }));
+  await run("queue status observer", () => honcho.queueStatus({ observer: bob }));
+  await run("card set", () => bob.setCard(["likes tea"], alice));
+  await run("card get", () => bob.getCard(alice));
+  await run("card get none", () => alice.getCard());
+  await run("peer context", () => bob.context({ target: alice }));
+  await run("peer representation", () => bob.representation({ target: alice }));
+  await run("peer representation sessions", () =>
+    bob.representation({ target: alice, sessions: ["s1"] }),
+  );
+  await run("session context", () => s1.context());
+  await run("session context tokens", () => s1.context({ tokens: 12 }));
+  await run("session context target", () =>
+    s1.context({ peerTarget: "alice", peerPerspective: "bob" }),
+  );
+  await run("session context limit_to_session", () =>
+    s1.context({ peerTarget: "alice", peerPerspective: "bob", limitToSession: true }),
+  );
+  await run("session context to openai", async () =>
+    (await s1.context({ tokens: 1000 })).toOpenAI(bob),
+  );
+  await run("session context to anthropic", async () =>
+    (await s1.context({ tokens: 1000 })).toAnthropic(bob),
+  );
+  await run("session representation", () => s1.representation(bob, { target: alice }));
+  await run("session summaries", () => s1.summaries());
+  await run("chat", () => bob.chat("what does alice like?"));
+  await run("chat target", () => bob.chat("what does alice like?", { target: alice, session: s1 }));
+  await run("chat stream", async () => {
+    const stream = await bob.chatStream("what does alice like?");
+    let text = "";
+    for await (const chunk of stream) text += chunk;
+    return text;
+  });
+  await run("chat missing target", () => bob.chat("x", { target: "nobody" }));
+  await run("workspace chat", () => honcho.chat("hello", {}));
+  const clone = await run("clone", () => s1.clone());
+  await run("clone up to message", () => s1.clone(first.id));
+  await run("upload file", () =>
+    s1.uploadFile(
+      {
+        filename: "notes.txt",
+        content: Buffer.from("alice keeps notes in a file"),
+        content_type: "text/plain",
+      },
+      alice,
+    ),
+  );
+  const scope = await run("scope", () => honcho.scope("sc1"));
+  await run("scope again", () => honcho.getScope("sc1"));
+  await run("scope missing", () => honcho.getScope("nope"));
+  await run("scopes list", () => honcho.scopes());
+  await run("scope add sessions", () => scope.addSessions([s1]));
+  await run("scope sessions", () => scope.sessions());
+  await run("scope status", () => scope.status());
+  await run("search scope", () => honcho.search("tea", { scope }));
+  await run("scope remove session", () => scope.removeSession(s1));
+  await run("schedule dream", () => honcho.scheduleDream({ observer: bob, observed: alice }));
+  await run("workspace delete with sessions", () => honcho.deleteWorkspace(WORKSPACE));
+  await run("session delete", () => s1.delete());
+  await run("session delete again", () => s1.delete());
+  if (clone) await run("clone delete", () => clone.delete());
+}
+
+async function cleanup(honcho) {
+  for (let attempt = 0; attempt < 5; attempt += 1) {
+    try {
+      const page = await honcho.sessions();
+      for (const session of page.items) {
+        try {
+          await session.delete();
+        } catch {
+          // already gone
+        }
+      }
+      await honcho.deleteWorkspace(WORKSPACE);
+      return;
+    } catch {
+      await sleep(500);
+    }
+  }
+}
+
+const apiKey = args["key-file"] ? readFileSync(args["key-file"], "utf8").trim() : undefined;
+const honcho = new Honcho({
+  baseURL: args["base-url"],
+  workspaceId: WORKSPACE,
+  apiKey,
+  timeout: 60000,
+  maxRetries: 0,
+});
+try {
+  await flow(honcho);
+} finally {
+  await cleanup(honcho);
+}
