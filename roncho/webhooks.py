@@ -80,9 +80,9 @@ class QueueEmptyEvent(WebhookEvent, kw_only=True):
     The server sends one per work unit: ``queue_type`` ``"representation"`` for the
     messages one peer (``observed``) sent in ``session_id``, ``"summary"`` for a session's
     summary. Only ids; never message or conclusion text.
+    ``workspace_id`` is always set on this type (the decoder requires it).
     """
 
-    workspace_id: str
     queue_type: str
     session_id: str | None
     observer: str | None
