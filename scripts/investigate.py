@@ -49,6 +49,7 @@ NOTEBOOKS = (
     "q6_workspace_delete",
     "q7_health",
     "q8_differences",
+    "q9_webhooks",
 )
 KEY_VARIABLE = "RONCHO_WORKBOOK_API_KEY"
 RECORD_ROOT = "results"
