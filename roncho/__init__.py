@@ -24,6 +24,7 @@ from ._errors import (
     StatusError,
     Timeout,
     UnauthorizedError,
+    WebhookLimitError,
     WorkspaceBusyError,
 )
 from ._models import (
@@ -43,6 +44,7 @@ from ._models import (
     Session,
     SessionPeerConfig,
     SessionQueueStatus,
+    WebhookEndpoint,
     Workspace,
 )
 from ._public import publish as _publish
@@ -84,6 +86,8 @@ __all__ = [
     "StatusError",
     "Timeout",
     "UnauthorizedError",
+    "WebhookEndpoint",
+    "WebhookLimitError",
     "Workspace",
     "WorkspaceBusyError",
     "__version__",

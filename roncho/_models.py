@@ -115,6 +115,27 @@ class Session(_Resource, kw_only=True):
     _what = "session"
 
 
+class WebhookEndpoint(_Decoded, kw_only=True):
+    """A URL the server posts a workspace's events to (``roncho.webhooks`` reads them).
+
+    ``created`` is True when get-or-create made it (201), False when the URL was already
+    registered (200), None in a list.
+    """
+
+    id: str
+    url: str
+    workspace_id: str | None = None
+    created_at: str | None = None
+    created: bool | None = None
+
+    _what = "webhook endpoint"
+    _given = ("created",)
+
+    @classmethod
+    def from_json(cls, data: object, op: str, created: bool | None = None) -> Self:
+        return cls._decoded(_Fields(data, op, cls._what), created=created)
+
+
 class SessionPeerConfig(Record, kw_only=True):
     """A peer's observation switches inside one session; None means "not set here"."""
 
