@@ -824,12 +824,9 @@ def draw_webhooks(finding: Finding, stamp: Stamp) -> Figure:
             left.scatter(xs, ys, color=colour, marker=marker, label=label, zorder=3)
     events = sorted(r["event_after_sync_s"] for r in trials if r.get("event_after_sync_s"))
     if events:
-        median = (
-            events[len(events) // 2]
-            if len(events) % 2
-            else sum(events[len(events) // 2 - 1 : len(events) // 2 + 1]) / 2
+        left.axhline(
+            statistics.median(events), color=BLUE, linestyle="--", linewidth=1, label="event median"
         )
-        left.axhline(median, color=BLUE, linestyle="--", linewidth=1, label="event median")
     missed = [r["trial"] for r in trials if not r.get("event")]
     for trial in missed:
         left.axvline(trial, color=RED, linewidth=2, alpha=0.5)
@@ -838,7 +835,7 @@ def draw_webhooks(finding: Finding, stamp: Stamp) -> Figure:
     left.set_xlabel("trial (one fresh session each)")
     left.set_ylabel("seconds after the sync returned (s)")
     left.set_ylim(bottom=0)
-    left.legend(fontsize=8, loc="upper left")
+    left.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.16), ncol=2)
     if failure:
         labels = [f"{r['receiver']}\n{r['event']}" for r in failure]
         counts = [int(r["deliveries"]) for r in failure]
@@ -847,10 +844,13 @@ def draw_webhooks(finding: Finding, stamp: Stamp) -> Figure:
             for r in failure
         ]
         right.barh(range(len(counts)), counts, color=colours)
+        for y, count in enumerate(counts):
+            right.annotate(str(count), (count, y), xytext=(4, 0), textcoords="offset points",
+                           va="center", fontsize=8)  # fmt: skip
         right.set_yticks(range(len(counts)), labels, fontsize=7)
         right.set_ylim(len(counts) - 0.5, -0.5)
         watched = failure[0].get("watched_s")
-        right.set_xlabel(f"deliveries received (count; watched {watched} s after each event)")
+        right.set_xlabel(f"deliveries (count; watched {watched} s)")
         right.set_xticks(range(max(counts, default=0) + 2))
         right.set_title("one delivery per event, never a retry", fontsize=9)
     else:

@@ -197,7 +197,7 @@ def probe_webhooks(
         _failure(finding, receiver, client, raw, message_chars, wait_bound, poll, watch)
         _payload(finding, receiver, made.status, again.status if again else None)
         finding.tables["stats"] = trial_stats(rows)
-        finding.answer = answer(finding, config, test_s, bool(secret))
+        finding.answer = answer(finding, config, test_s, bool(secret), poll)
     return finding
 
 
@@ -350,6 +350,7 @@ def _trial(
         "event_after_sync_s": event_s,
         "event_after_last_conclusion_created_s": after_created,
         "event_after_last_conclusion_seen_s": after_seen,
+        "event_after_drained_seen_s": _minus(event_s, state.drained_s),
         "drained_seen_s": state.drained_s,
         "last_conclusion_seen_s": state.last_seen_s,
         "conclusions": final,
@@ -358,6 +359,10 @@ def _trial(
         "polls": state.polls,
         "sync_wall": round(sent_wall, 3),
     }
+
+
+def _minus(a: float | None, b: float | None) -> float | None:
+    return None if a is None or b is None else round(a - b, 3)
 
 
 def _p90(values: list[float]) -> float:
@@ -373,6 +378,7 @@ def trial_stats(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
         "event_after_sync_s",
         "event_after_last_conclusion_created_s",
         "event_after_last_conclusion_seen_s",
+        "event_after_drained_seen_s",
         "drained_seen_s",
         "last_conclusion_seen_s",
     ):
@@ -557,7 +563,9 @@ def _payload(finding: Finding, receiver: Receiver, made: int, again: int | None)
     )
 
 
-def answer(finding: Finding, config: DeriverConfig, test_s: float | None, checked: bool) -> str:
+def answer(
+    finding: Finding, config: DeriverConfig, test_s: float | None, checked: bool, poll_s: float
+) -> str:
     rows = finding.tables.get("trials", [])
     got = [r for r in rows if r["event"]]
     stats = {s["measure"]: s for s in finding.tables.get("stats", [])}
@@ -571,12 +579,15 @@ def answer(finding: Finding, config: DeriverConfig, test_s: float | None, checke
     complete = sum(1 for r in got if r["complete_at_event"])
     once = sum(1 for r in got if r["events_for_session"] == 1)
     units = sorted(
-        {f"{g['queue_type']}:{g['observed']}" for g in finding.tables.get("granularity", [])}
+        {
+            f"{g['queue_type']} (observer {g['observer']!r}, observed {g['observed']!r})"
+            for g in finding.tables.get("granularity", [])
+        }
     )
     fails = {
         (f["receiver"], f["event"]): f["deliveries"] for f in finding.tables.get("failure", [])
     }
-    keys = sorted({p["data_keys"] for p in finding.tables.get("payloads", [])})
+    keys = sorted({f"{p['type']}: {p['data_keys']}" for p in finding.tables.get("payloads", [])})
     reg = (finding.tables.get("registration") or [{}])[0]
     signed = (
         f"signatures: {reg.get('bad_signatures', 0)} bad"
@@ -600,11 +611,13 @@ def answer(finding: Finding, config: DeriverConfig, test_s: float | None, checke
         f"queue.empty arrived in {len(got)}/{len(rows)} trials of a {size}-message sync "
         f"({span('event_after_sync_s')} after the sync; "
         f"{span('event_after_last_conclusion_created_s')} after the last conclusion was "
-        f"created; polling saw the queue drained {span('drained_seen_s')})",
+        f"created; polling every {poll_s}s saw the queue drained {span('drained_seen_s')}, "
+        f"and the event came {span('event_after_drained_seen_s')} after that)",
         f"every conclusion was readable at the event in {complete}/{len(got)}",
         f"one event per single-sender session in {once}/{len(got)}",
-        f"one per work unit (queue type:sender): {', '.join(units) or 'none'}",
-        f"data holds ids only ({'; '.join(keys) or 'nothing'}; message text in a body: "
+        "a two-sender session of a summary's length gave one per work unit: "
+        + (", ".join(units) or "none"),
+        f"data holds ids only ({'; '.join(keys) or 'nothing'}; message text in any body: "
         f"{reg.get('message_text_in_a_body')})",
         f"test.event after {test}",
         f"a receiver answering 500 got {fail_500} deliveries for 2 events and one that was "
