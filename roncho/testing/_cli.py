@@ -20,7 +20,8 @@ from collections.abc import Sequence
 from types import FrameType
 from typing import Any, NoReturn
 
-from ._profiles import DEFAULT_VERSION, PROFILES
+from ._options import GROUPS, FlagSpec, flag_specs
+from ._profiles import PROFILES
 from ._server import FakeHoncho
 
 PROG = "fake-honcho"
@@ -65,21 +66,42 @@ def _port(text: str) -> int:
     return value
 
 
-def _seconds_flag(
-    group: argparse._ArgumentGroup, flag: str, defaults: dict[str, Any], text: str
-) -> None:
-    """A flag taking seconds, defaulting to FakeHoncho's own keyword of the same name."""
-    group.add_argument(
-        flag,
-        type=_seconds,
-        default=defaults.get(flag[2:].replace("-", "_")),
-        metavar="S",
-        help=f"{text} (default %(default)s)",
-    )
+_FLAG_TYPES: dict[str, tuple[Any, str]] = {"seconds": (_seconds, "S"), "count": (_count, "N")}
+
+
+def _add_option_flag(group: argparse._ArgumentGroup, spec: FlagSpec) -> None:
+    """The flag of one `Options` field, as its kind reads on a command line."""
+    if spec.kind == "switch":
+        group.add_argument(spec.flag, dest=spec.option, action="store_true", help=spec.help)
+    elif spec.kind == "maybe":
+        group.add_argument(
+            spec.flag,
+            dest=spec.option,
+            action=argparse.BooleanOptionalAction,
+            default=spec.default,
+            help=spec.help,
+        )
+    elif spec.kind in ("version", "choice"):
+        group.add_argument(
+            spec.flag,
+            dest=spec.option,
+            choices=sorted(PROFILES) if spec.kind == "version" else spec.choices,
+            default=spec.default,
+            help=f"{spec.help} (default %(default)s)",
+        )
+    else:
+        convert, metavar = _FLAG_TYPES[spec.kind]
+        group.add_argument(
+            spec.flag,
+            dest=spec.option,
+            type=convert,
+            default=spec.default,
+            metavar=metavar,
+            help=f"{spec.help} (default %(default)s)",
+        )
 
 
 def build_parser() -> argparse.ArgumentParser:
-    defaults = FakeHoncho.__init__.__kwdefaults__ or {}
     parser = _Parser(
         prog=PROG,
         description="Serve roncho's in-memory Honcho v3 emulator over HTTP until SIGINT/SIGTERM.",
@@ -96,62 +118,16 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="allow a --host that is not a loopback address (the emulator has no real security)",
     )
-    keys = parser.add_argument_group("authentication")
-    keys.add_argument("--auth", action="store_true", help="require keys (AUTH_USE_AUTH=true)")
-    keys.add_argument(
-        "--key-file",
-        metavar="FILE",
-        help="write the admin key to FILE (mode 0600) instead of printing it in the ready line",
-    )
-    behaviour = parser.add_argument_group("server behaviour")
-    behaviour.add_argument(
-        "--honcho-version",
-        choices=sorted(PROFILES),
-        default=DEFAULT_VERSION,
-        help="the Honcho release to imitate where releases differ (default %(default)s)",
-    )
-    behaviour.add_argument(
-        "--workspace-chat",
-        action=argparse.BooleanOptionalAction,
-        default=None,
-        help="serve POST /v3/workspaces/{w}/chat or answer 404 there "
-        "(default: as the version does)",
-    )
-    deriver = parser.add_argument_group("deriver (background reasoning queue)")
-    deriver.add_argument(
-        "--flush", action="store_true", help="release every batch at once (DERIVER_FLUSH_ENABLED)"
-    )
-    deriver.add_argument(
-        "--batch-tokens",
-        type=_count,
-        default=defaults.get("batch_tokens"),
-        metavar="N",
-        help="token target of the batching gate, 0 turns the gate off (default %(default)s)",
-    )
-    _seconds_flag(
-        deriver,
-        "--batch-max-age",
-        defaults,
-        "seconds after which a waiting batch is released anyway",
-    )
-    _seconds_flag(
-        deriver,
-        "--deriver-delay",
-        defaults,
-        "seconds from a batch being claimed to its conclusions",
-    )
-    _seconds_flag(
-        deriver, "--enqueue-delay", defaults, "seconds before new queue items become visible"
-    )
-    timing = parser.add_argument_group("other delays")
-    _seconds_flag(
-        timing,
-        "--purge-delay",
-        defaults,
-        "seconds from an accepted session/workspace delete to its purge",
-    )
-    _seconds_flag(timing, "--chat-delay", defaults, "seconds a chat takes before answering")
-    _seconds_flag(timing, "--stream-chunk-delay", defaults, "seconds between streamed chat chunks")
+    groups = {title: parser.add_argument_group(title) for title in GROUPS}
+    for spec in flag_specs():
+        _add_option_flag(groups[spec.group], spec)
+        if spec.option == "auth":  # the key file belongs with it, in --help and usage
+            groups[spec.group].add_argument(
+                "--key-file",
+                metavar="FILE",
+                help="write the admin key to FILE (mode 0600) instead of printing it in the "
+                "ready line",
+            )
     parser.add_argument(
         "--control",
         action="store_true",
@@ -175,19 +151,7 @@ def _bind_host(args: argparse.Namespace, parser: argparse.ArgumentParser) -> str
 
 
 def _options(args: argparse.Namespace) -> dict[str, Any]:
-    return {
-        "auth": args.auth,
-        "flush": args.flush,
-        "batch_tokens": args.batch_tokens,
-        "batch_max_age": args.batch_max_age,
-        "deriver_delay": args.deriver_delay,
-        "enqueue_delay": args.enqueue_delay,
-        "purge_delay": args.purge_delay,
-        "chat_delay": args.chat_delay,
-        "stream_chunk_delay": args.stream_chunk_delay,
-        "workspace_chat": args.workspace_chat,
-        "version": args.honcho_version,
-    }
+    return {spec.option: getattr(args, spec.option) for spec in flag_specs()}
 
 
 class _Served(FakeHoncho):

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from . import _auth
 from ._common import ApiError
-from ._routes import Response, error_response, json_response
+from ._web import Response, error_response, json_response
 
 if TYPE_CHECKING:
     from ._server import FakeHoncho

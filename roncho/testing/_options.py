@@ -1,28 +1,73 @@
-"""The emulator's constructor options, checked once."""
+"""The emulator's options, each declared once: name, default, kind, check and help text.
+
+`FakeHoncho(**options)` builds an `Options` from its keywords; server mode (`fake-honcho`)
+makes one command-line flag per field from the same declaration (`flag_specs`), so a new
+option is one field here and nothing else. A field's `kind` says how it is checked and how
+its flag reads: `switch` (a bool flag), `maybe` (`--x/--no-x`, None = as the version says),
+`seconds` (a number >= 0), `count` (an int >= 0), `version` (a known profile name) and
+`choice` (one of `choices`).
+"""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field, fields
+from typing import Any
 
 from ._profiles import DEFAULT_VERSION, Profile, profile_for
+
+# The flag groups of `fake-honcho --help`, in the order they are shown.
+GROUPS = (
+    "authentication",
+    "server behaviour",
+    "deriver (background reasoning queue)",
+    "other delays",
+)
+
+
+def _option(default: Any, kind: str, group: str, text: str, **extra: Any) -> Any:
+    return field(default=default, metadata={"kind": kind, "group": group, "help": text, **extra})
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Options:
-    """Timings and switches of one emulator (see `FakeHoncho` for each field's meaning)."""
+    """Timings and switches of one emulator; each field's help text says what it does."""
 
-    auth: bool = False
-    deriver_delay: float = 0.05
-    enqueue_delay: float = 0.0
-    batch_tokens: int = 512
-    batch_max_age: float = 1800.0
-    flush: bool = False
-    purge_delay: float = 0.2
-    chat_delay: float = 0.0
-    stream_chunk_delay: float = 0.0
-    # None: as the version profile says.
-    workspace_chat: bool | None = None
-    version: str = DEFAULT_VERSION
+    auth: bool = _option(False, "switch", GROUPS[0], "require keys (AUTH_USE_AUTH=true)")
+    version: str = _option(
+        DEFAULT_VERSION,
+        "version",
+        GROUPS[1],
+        "the Honcho release to imitate where releases differ",
+        flag="--honcho-version",
+    )
+    workspace_chat: bool | None = _option(
+        None,
+        "maybe",
+        GROUPS[1],
+        "serve POST /v3/workspaces/{w}/chat or answer 404 there (default: as the version does)",
+    )
+    flush: bool = _option(
+        False, "switch", GROUPS[2], "release every batch at once (DERIVER_FLUSH_ENABLED)"
+    )
+    batch_tokens: int = _option(
+        512, "count", GROUPS[2], "token target of the batching gate, 0 turns the gate off"
+    )
+    batch_max_age: float = _option(
+        1800.0, "seconds", GROUPS[2], "seconds after which a waiting batch is released anyway"
+    )
+    deriver_delay: float = _option(
+        0.05, "seconds", GROUPS[2], "seconds from a batch being claimed to its conclusions"
+    )
+    enqueue_delay: float = _option(
+        0.0, "seconds", GROUPS[2], "seconds before new queue items become visible"
+    )
+    purge_delay: float = _option(
+        0.2, "seconds", GROUPS[3], "seconds from an accepted session/workspace delete to its purge"
+    )
+    chat_delay: float = _option(0.0, "seconds", GROUPS[3], "seconds a chat takes before answering")
+    stream_chunk_delay: float = _option(
+        0.0, "seconds", GROUPS[3], "seconds between streamed chat chunks"
+    )
 
     @property
     def profile(self) -> Profile:
@@ -35,21 +80,53 @@ class Options:
         return self.workspace_chat
 
     def __post_init__(self) -> None:
-        profile_for(self.version)  # an unknown version fails here, before any socket opens
-        for name in (
-            "deriver_delay",
-            "enqueue_delay",
-            "batch_max_age",
-            "purge_delay",
-            "chat_delay",
-            "stream_chunk_delay",
-        ):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int | float) or value < 0:
-                raise ValueError(f"{name} must be a number >= 0, got {value!r}")
-        if (
-            isinstance(self.batch_tokens, bool)
-            or not isinstance(self.batch_tokens, int)
-            or self.batch_tokens < 0
-        ):
-            raise ValueError(f"batch_tokens must be an int >= 0, got {self.batch_tokens!r}")
+        for spec in fields(self):
+            _check(spec.name, spec.metadata, getattr(self, spec.name))
+
+
+def _check(name: str, meta: Any, value: object) -> None:
+    kind = meta["kind"]
+    if kind == "version":
+        profile_for(value)  # type: ignore[arg-type]  # an unknown version fails here
+    elif kind == "seconds":
+        if isinstance(value, bool) or not isinstance(value, int | float) or value < 0:
+            raise ValueError(f"{name} must be a number >= 0, got {value!r}")
+    elif kind == "count":
+        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+            raise ValueError(f"{name} must be an int >= 0, got {value!r}")
+    elif kind == "choice" and value not in meta["choices"]:
+        known = ", ".join(repr(choice) for choice in meta["choices"])
+        raise ValueError(f"{name} must be one of {known}, got {value!r}")
+
+
+@dataclass(frozen=True, slots=True)
+class FlagSpec:
+    """One `fake-honcho` flag made from an option: what argparse needs to add it."""
+
+    option: str
+    flag: str
+    kind: str
+    group: str
+    help: str
+    default: Any
+    choices: tuple[str, ...] = ()
+
+
+def flag_specs() -> list[FlagSpec]:
+    """Every option as a command-line flag (`deriver_delay` -> `--deriver-delay`)."""
+    specs = []
+    for spec in fields(Options):
+        meta = spec.metadata
+        choices: tuple[str, ...] = tuple(meta.get("choices", ()))
+        specs.append(
+            FlagSpec(
+                option=spec.name,
+                flag=meta.get("flag", "--" + spec.name.replace("_", "-")),
+                kind=meta["kind"],
+                group=meta["group"],
+                help=meta["help"],
+                default=spec.default,
+                choices=choices,
+            )
+        )
+    return specs

@@ -19,10 +19,11 @@ from typing import Any
 from urllib.parse import parse_qsl, unquote, urlsplit
 
 from . import _auth, _control
+from ._app import App
 from ._common import ApiError
 from ._deriver import DeriverRecord
 from ._options import Options
-from ._routes import App, Request, Response, error_response, json_response
+from ._web import Request, Response, error_response, json_response
 
 # Seconds a handler waits for the rest of a request before giving up on the client.
 SOCKET_TIMEOUT = 5.0
@@ -257,23 +258,13 @@ class FakeHoncho:
     It starts listening when constructed and stops on `close()` (or leaving a `with` block).
 
     Args:
-        auth: require keys (HS256 JWTs) as a server with `AUTH_USE_AUTH=true` does.
-        deriver_delay: seconds from a batch being claimed to its conclusions being written.
-        enqueue_delay: seconds before new queue items become visible (the real server enqueues
-            after the response is sent).
-        batch_tokens: the batching gate's token target per (session, sender); 0 turns it off.
-        batch_max_age: seconds after which a waiting batch is released regardless of tokens.
-        flush: release every batch at once (`DERIVER_FLUSH_ENABLED=true`).
-        purge_delay: seconds from a session/workspace delete being accepted to its purge.
-        chat_delay: seconds a chat takes before answering.
-        stream_chunk_delay: seconds between streamed chat chunks.
-        workspace_chat: serve `POST /v3/workspaces/{w}/chat` (False answers 404 as 3.0.x);
-            None (the default) follows the version profile.
-        version: the Honcho version to imitate where versions differ: `"3.2.0"` (the observed
-            3.2.0 server, the default) or `"3.0.12"` (see `roncho.testing.PROFILES`).
+        **options: any field of `roncho.testing.Options`, e.g. `auth=True` (require keys as
+            a server with `AUTH_USE_AUTH=true`), `flush=True`, `deriver_delay=0.2`,
+            `version="3.0.12"`; each field's help text in `Options` says what it does.
 
     Raises:
         ValueError: an option is out of range, or `version` is not a known profile.
+        TypeError: an option that `Options` does not have.
     """
 
     # Where to listen. Server mode (`python -m roncho.testing`) sets it on the instance before
@@ -282,34 +273,8 @@ class FakeHoncho:
     # Whether the control routes under /_fake/ answer (server mode's --control turns it on).
     control_enabled: bool = False
 
-    def __init__(
-        self,
-        *,
-        auth: bool = False,
-        deriver_delay: float = 0.05,
-        enqueue_delay: float = 0.0,
-        batch_tokens: int = 512,
-        batch_max_age: float = 1800.0,
-        flush: bool = False,
-        purge_delay: float = 0.2,
-        chat_delay: float = 0.0,
-        stream_chunk_delay: float = 0.0,
-        workspace_chat: bool | None = None,
-        version: str = "3.2.0",
-    ) -> None:
-        self.options = Options(
-            auth=auth,
-            deriver_delay=deriver_delay,
-            enqueue_delay=enqueue_delay,
-            batch_tokens=batch_tokens,
-            batch_max_age=batch_max_age,
-            flush=flush,
-            purge_delay=purge_delay,
-            chat_delay=chat_delay,
-            stream_chunk_delay=stream_chunk_delay,
-            workspace_chat=workspace_chat,
-            version=version,
-        )
+    def __init__(self, **options: Any) -> None:
+        self.options = Options(**options)
         self.faults = Faults()
         self._secret = secrets.token_bytes(32)
         self._app = App(self.options, self._secret)

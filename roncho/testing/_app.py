@@ -1,0 +1,96 @@
+"""The emulated server behind the sockets: `App.dispatch(request) -> Response`.
+
+It matches the route the way Starlette does (first full match wins; a path match with another
+method is 405; otherwise 404), checks the key when auth is on (reference §2), then runs the
+handler. The routes come from `_routes` (HTTP glue), the state rules from `_backends`;
+handlers hold the store lock while they read or change state and never sleep holding it.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Callable, Mapping
+
+from . import _auth
+from ._backends import sessions
+from ._common import ApiError, not_found
+from ._deriver import Deriver
+from ._options import Options
+from ._routes import all_routes
+from ._state import Store
+from ._web import Ctx, Request, Response, Route, compile_template, error_response
+
+
+class App:
+    """The emulated server: state, deriver and routes. Thread-safe."""
+
+    def __init__(self, options: Options, secret: bytes) -> None:
+        self.options = options
+        self.secret = secret
+        self.store = Store()
+        self.deriver = Deriver(self.store, options)
+        self.routes: list[tuple[Route, re.Pattern[str]]] = [
+            (route, compile_template(route.template)) for route in all_routes(options)
+        ]
+        # How a handler waits; the server swaps in its close event so close() cuts it short.
+        self.wait: Callable[[float], object] = time.sleep
+
+    def dispatch(self, request: Request) -> Response:
+        """Answer one request (never raises for API errors)."""
+        try:
+            return self._dispatch(request)
+        except ApiError as error:
+            return error_response(error)
+
+    def _dispatch(self, request: Request) -> Response:
+        path_matched = False
+        # Starlette serves HEAD wherever it serves GET.
+        method = "GET" if request.method == "HEAD" else request.method
+        for route, pattern in self.routes:
+            match = pattern.match(request.path)
+            if match is None:
+                continue
+            if route.method != method:
+                path_matched = True
+                continue
+            params = match.groupdict()
+            claims = self._authorize(route, params, request)
+            return route.handler(self, Ctx(request, params, claims))
+        if path_matched:
+            raise ApiError(405, "Method Not Allowed")
+        raise not_found()
+
+    def _authorize(self, route: Route, params: Mapping[str, str], request: Request) -> _auth.Claims:
+        if route.access == "public" or not self.options.auth:
+            return _auth.ADMIN
+        header = next((v for k, v in request.headers.items() if k.lower() == "authorization"), None)
+        claims = _auth.decode(self.secret, _auth.bearer_token(header))
+        if claims.admin:
+            return claims
+        if route.access == "admin":
+            raise ApiError(401, _auth.ADMIN_ONLY)
+        denied = ApiError(401, _auth.NOT_PERMITTED)
+        if "w" in params and claims.workspace != params["w"]:
+            raise denied
+        if route.access == "self":
+            return claims  # the handler compares body ids with the claims
+        if claims.session is not None:
+            if params.get("s") != claims.session:
+                raise denied
+            return claims
+        if claims.peer is not None:
+            if route.access == "peer" and params.get("p") == claims.peer:
+                return claims
+            if route.access in ("member_read", "own_config") and self._is_member(
+                params["w"], params["s"], claims.peer
+            ):
+                if route.access == "own_config" and params.get("p") != claims.peer:
+                    raise denied
+                return claims
+            raise denied
+        return claims
+
+    def _is_member(self, w: str, s: str, peer: str) -> bool:
+        with self.store.lock:
+            return sessions.is_member(self.store, w, s, peer)

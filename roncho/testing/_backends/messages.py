@@ -1,0 +1,128 @@
+"""Messages: a batch written in one transaction (one timestamp, members joined, deriver
+queue fed), file uploads split as the server splits them, lookups and metadata updates."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from .._common import ID_PATTERN, JsonDict, estimate_tokens, nanoid, utcnow
+from .._deriver import Deriver
+from .._state import Message, Store, Workspace
+from . import peers, sessions
+
+# 3.0.12 `split_text_into_chunks` default: an uploaded file becomes messages of this size.
+MAX_UPLOAD_CHUNK = 49500
+
+
+@dataclass(frozen=True, slots=True)
+class NewMessage:
+    """One checked message of a create body."""
+
+    content: str
+    peer_id: str
+    metadata: JsonDict | None
+    configuration: JsonDict
+    created_at: datetime | None
+
+
+def create(
+    store: Store, deriver: Deriver, ws: Workspace, session_name: str, batch: list[NewMessage]
+) -> list[Message]:
+    """Write a batch: senders made peers and active members, then the messages, enqueued."""
+    for item in batch:
+        if item.peer_id not in ws.peers and not ID_PATTERN.match(item.peer_id):
+            peers.find_or_create(ws, item.peer_id)  # raises the 422
+    session, _ = sessions.find_or_create(ws, session_name)
+    for item in batch:
+        peers.find_or_create(ws, item.peer_id)
+    for item in batch:
+        sessions.join(session, item.peer_id)
+    now = utcnow()  # one transaction, one timestamp for the whole batch
+    created = [
+        Message(
+            id=nanoid(),
+            seq=store.next_seq(),
+            content=item.content,
+            peer_id=item.peer_id,
+            session_id=session.id,
+            workspace_id=ws.id,
+            created_at=item.created_at or now,
+            token_count=estimate_tokens(item.content),
+            metadata=item.metadata or {},
+            configuration=item.configuration,
+        )
+        for item in batch
+    ]
+    ws.messages.extend(created)
+    deriver.enqueue(ws, session, created)
+    return created
+
+
+def upload(
+    store: Store,
+    deriver: Deriver,
+    ws: Workspace,
+    session_name: str,
+    peer_id: str,
+    text: str,
+    metadata: JsonDict,
+    created_at: datetime | None,
+) -> list[Message]:
+    """A file's text as messages of at most `MAX_UPLOAD_CHUNK` characters, enqueued."""
+    session, _ = sessions.find_or_create(ws, session_name)
+    peers.find_or_create(ws, peer_id)
+    sessions.join(session, peer_id)
+    now = utcnow()
+    created = [
+        Message(
+            id=nanoid(),
+            seq=store.next_seq(),
+            content=chunk,
+            peer_id=peer_id,
+            session_id=session.id,
+            workspace_id=ws.id,
+            created_at=created_at or now,
+            token_count=estimate_tokens(chunk),
+            metadata=metadata,
+        )
+        for chunk in split_chunks(text, MAX_UPLOAD_CHUNK)
+    ]
+    ws.messages.extend(created)
+    deriver.enqueue(ws, session, created)
+    return created
+
+
+def of_session(ws: Workspace | None, session_name: str) -> list[Message]:
+    """Every message of the session (deleted sessions' too, until their purge)."""
+    return [m for m in (ws.messages if ws else []) if m.session_id == session_name]
+
+
+def find(ws: Workspace | None, session_name: str, message_id: str) -> Message | None:
+    if ws is None:
+        return None
+    return next(
+        (m for m in ws.messages if m.id == message_id and m.session_id == session_name), None
+    )
+
+
+def split_chunks(text: str, limit: int) -> list[str]:
+    """The server's `split_text_into_chunks`: break at a paragraph, line, sentence or word."""
+    if len(text) <= limit:
+        return [text]
+    chunks: list[str] = []
+    pos = 0
+    while pos < len(text):
+        end = pos + limit
+        if end >= len(text):
+            chunks.append(text[pos:])
+            break
+        cut = end
+        for delimiter in ("\n\n", "\n", ". ", " "):
+            found = text.rfind(delimiter, pos, end)
+            if found > pos:
+                cut = found + len(delimiter)
+                break
+        chunks.append(text[pos:cut])
+        pos = cut
+    return chunks

@@ -1,0 +1,56 @@
+"""Peers: get-or-create with the name check, updates, the sessions of a peer, peer cards."""
+
+from __future__ import annotations
+
+from .._common import ID_PATTERN, ApiError, JsonDict, utcnow
+from .._state import Peer, Session, Workspace
+
+
+def missing(peer: str, w: str) -> ApiError:
+    return ApiError(404, f"Peer {peer} not found in workspace {w}")
+
+
+def find_or_create(ws: Workspace, name: str) -> tuple[Peer, bool]:
+    """The peer `name` (made if missing: 422 when the name breaks the id pattern); if new."""
+    peer = ws.peers.get(name)
+    if peer is not None:
+        return peer, False
+    if not ID_PATTERN.match(name):
+        raise ApiError(422, f"Invalid peer name '{name}': must match pattern ^[a-zA-Z0-9_-]+$")
+    peer = Peer(id=name, workspace_id=ws.id, created_at=utcnow())
+    ws.peers[name] = peer
+    return peer, True
+
+
+def upsert(
+    ws: Workspace, name: str, metadata: JsonDict | None, configuration: JsonDict | None
+) -> tuple[Peer, bool]:
+    """Get-or-create, then replace the fields given; and whether it was made."""
+    peer, created = find_or_create(ws, name)
+    if metadata is not None:
+        peer.metadata = metadata
+    if configuration is not None:
+        peer.configuration = configuration
+    return peer, created
+
+
+def sessions_of(ws: Workspace | None, name: str) -> list[Session]:
+    """Every session the peer was ever a member of (active or not), in creation order."""
+    sessions = list(ws.sessions.values()) if ws else []
+    return [session for session in sessions if name in session.members]
+
+
+def card(ws: Workspace | None, observer: str, target: str, w: str) -> list[str] | None:
+    """The observer's card about `target` (404 when the observer does not exist)."""
+    if ws is None or observer not in ws.peers:
+        raise missing(observer, w)
+    lines = ws.cards.get((observer, target))
+    return list(lines) if lines is not None else None
+
+
+def set_card(ws: Workspace | None, observer: str, target: str, lines: list[str], w: str) -> None:
+    if ws is None or observer not in ws.peers:
+        raise missing(observer, w)
+    if target not in ws.peers:
+        raise missing(target, w)
+    ws.cards[(observer, target)] = list(lines)

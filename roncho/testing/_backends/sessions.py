@@ -1,0 +1,269 @@
+"""Sessions: get-or-create with members, the observer limit, soft delete then purge, member
+configuration, the context window, summaries and clones."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from .._common import ApiError, JsonDict, nanoid, utcnow
+from .._deriver import Deriver
+from .._state import Membership, Message, Peer, Session, Store, Workspace
+from . import peers
+
+# Reference O3a: SESSION_OBSERVERS_LIMIT.
+SESSION_OBSERVERS_LIMIT = 10
+
+# A peers map: name -> (observe_me, observe_others), None where not given.
+PeerMap = Mapping[str, tuple[bool | None, bool | None]]
+
+
+def missing(session: str, w: str) -> ApiError:
+    return ApiError(404, f"Session {session} not found in workspace {w}")
+
+
+def active(ws: Workspace, name: str) -> Session:
+    """The active session `name`, else 404."""
+    session = ws.sessions.get(name)
+    if session is None or not session.is_active:
+        raise missing(name, ws.id)
+    return session
+
+
+def find_or_create(ws: Workspace, name: str) -> tuple[Session, bool]:
+    """The active session `name` (404 if deleted), made if missing; and whether it is new."""
+    session = ws.sessions.get(name)
+    if session is not None:
+        if not session.is_active:
+            raise missing(name, ws.id)
+        return session, False
+    session = Session(id=name, workspace_id=ws.id, created_at=utcnow())
+    ws.sessions[name] = session
+    return session, True
+
+
+def is_member(store: Store, w: str, s: str, peer: str) -> bool:
+    """Whether `peer` is an active member of the active session `s`."""
+    ws = store.workspaces.get(w)
+    session = ws.sessions.get(s) if ws else None
+    if session is None or not session.is_active:
+        return False
+    member = session.members.get(peer)
+    return member is not None and member.active
+
+
+def _check_observers(name: str, members: Mapping[str, Membership]) -> None:
+    observers = sum(1 for m in members.values() if m.active and m.observe_others)
+    if observers > SESSION_OBSERVERS_LIMIT:
+        raise ApiError(
+            400,
+            f"Cannot create session {name} with {observers} observers. Maximum allowed is "
+            f"{SESSION_OBSERVERS_LIMIT} observers per session. Observers are peers with "
+            "'observe_others' set to true.",
+        )
+
+
+def upsert_members(
+    ws: Workspace, session: Session, members: PeerMap, *, keep_active_config: bool = True
+) -> None:
+    """Reference O3a peers-map rules; 400 when observers would exceed the limit."""
+    for name in members:
+        peers.find_or_create(ws, name)
+    proposed = dict(session.members)
+    for name, (observe_me, observe_others) in members.items():
+        current = proposed.get(name)
+        if current is not None and current.active and keep_active_config:
+            continue
+        proposed[name] = Membership(observe_me, observe_others, True)
+    _check_observers(session.id, proposed)
+    session.members = proposed
+
+
+def join(session: Session, peer: str) -> None:
+    """A sender becomes an active member (with no configuration) if it is not one."""
+    member = session.members.get(peer)
+    if member is None or not member.active:
+        session.members[peer] = Membership(None, None, True)
+
+
+def get_or_create(
+    ws: Workspace,
+    name: str,
+    metadata: JsonDict | None,
+    configuration: JsonDict | None,
+    members: PeerMap,
+) -> tuple[Session, bool]:
+    """Create with members, or update an existing one (metadata replaced, configuration
+    merged, members upserted); and whether it was made."""
+    existing = ws.sessions.get(name)
+    if existing is not None and not existing.is_active:
+        raise missing(name, ws.id)
+    session = existing or Session(id=name, workspace_id=ws.id, created_at=utcnow())
+    upsert_members(ws, session, members)
+    if existing is None:
+        session.metadata = metadata or {}
+        session.configuration = configuration or {}
+        ws.sessions[name] = session
+        return session, True
+    update(session, metadata, configuration)
+    return session, False
+
+
+def update(session: Session, metadata: JsonDict | None, configuration: JsonDict | None) -> None:
+    if metadata is not None:
+        session.metadata = metadata
+    if configuration is not None:
+        session.configuration = {**session.configuration, **configuration}
+
+
+def delete(ws: Workspace | None, w: str, name: str, deriver: Deriver, purge_delay: float) -> None:
+    """Soft delete now; the purge (reference §4.1) runs `purge_delay` seconds later."""
+    if ws is None:
+        raise missing(name, w)
+    session = active(ws, name)
+    session.is_active = False
+    deriver.schedule(purge_delay, lambda: _purge(ws, session))
+
+
+def _purge(ws: Workspace, session: Session) -> None:
+    """Reference §4.1: hard-delete messages, the session's conclusions, queue, the row."""
+    name = session.id
+    ws.messages = [m for m in ws.messages if m.session_id != name]
+    ws.conclusions = [c for c in ws.conclusions if c.session_id != name]
+    ws.queue = [q for q in ws.queue if q.session_internal_id != session.internal_id]
+    ws.open_items = [q for q in ws.open_items if q.session_internal_id != session.internal_id]
+    if ws.sessions.get(name) is session:
+        del ws.sessions[name]
+
+
+def set_members(ws: Workspace | None, w: str, name: str, members: PeerMap) -> Session:
+    """Replace the member set: everyone else becomes inactive (all or nothing)."""
+    if ws is None:
+        raise missing(name, w)
+    session = active(ws, name)
+    previous = session.members
+    session.members = {
+        peer: Membership(m.observe_me, m.observe_others, False) for peer, m in previous.items()
+    }
+    try:
+        upsert_members(ws, session, members, keep_active_config=False)
+    except ApiError:
+        session.members = previous
+        raise
+    return session
+
+
+def remove_members(ws: Workspace | None, w: str, name: str, names: list[str]) -> Session:
+    if ws is None:
+        raise missing(name, w)
+    session = active(ws, name)
+    for peer in names:
+        member = session.members.get(peer)
+        if member is not None:
+            member.active = False
+    return session
+
+
+def active_members(ws: Workspace | None, name: str) -> list[Peer]:
+    session = ws.sessions.get(name) if ws else None
+    if ws is None or session is None:
+        return []
+    return [
+        ws.peers[peer]
+        for peer, member in session.members.items()
+        if member.active and peer in ws.peers
+    ]
+
+
+def member_config(ws: Workspace | None, w: str, name: str, peer: str) -> Membership:
+    if ws is None or peer not in ws.peers:
+        raise peers.missing(peer, w)
+    session = ws.sessions.get(name)
+    member = session.members.get(peer) if session else None
+    if member is None:
+        raise ApiError(404, f"Session peer {peer} not found in session {name} in workspace {w}")
+    return member
+
+
+def set_member_config(
+    ws: Workspace | None,
+    w: str,
+    name: str,
+    peer: str,
+    observe_me: bool | None,
+    observe_others: bool | None,
+) -> None:
+    """Merge the given flags into the member's row (made active if missing)."""
+    if ws is None:
+        raise missing(name, w)
+    session = active(ws, name)
+    if peer not in ws.peers:
+        raise peers.missing(peer, w)
+    before = session.members.get(peer) or Membership(None, None, True)
+    merged = Membership(
+        observe_me if observe_me is not None else before.observe_me,
+        observe_others if observe_others is not None else before.observe_others,
+        before.active,
+    )
+    proposed = {**session.members, peer: merged}
+    _check_observers(name, proposed)
+    session.members = proposed
+
+
+def existing(ws: Workspace | None, w: str, name: str) -> Session:
+    """The session `name`, active or not (404 only when there is no row)."""
+    if ws is None or name not in ws.sessions:
+        raise missing(name, w)
+    return ws.sessions[name]
+
+
+def recent_messages(ws: Workspace, name: str, tokens: int) -> list[Message]:
+    """The newest messages of the session that fit in `tokens`, oldest first."""
+    chosen: list[Message] = []
+    budget = tokens
+    for message in reversed([m for m in ws.messages if m.session_id == name]):
+        if message.token_count > budget:
+            break
+        budget -= message.token_count
+        chosen.append(message)
+    return list(reversed(chosen))
+
+
+def clone(store: Store, ws: Workspace | None, name: str, cutoff: str | None) -> Session:
+    """A new session named by a nanoid with the metadata, configuration, members and the
+    messages (up to and including `cutoff`) of an active one; nothing is enqueued."""
+    original = ws.sessions.get(name) if ws else None
+    if ws is None or original is None or not original.is_active:
+        raise ApiError(404, "Original session not found")
+    messages = [m for m in ws.messages if m.session_id == original.id]
+    if cutoff is not None:
+        index = next((i for i, m in enumerate(messages) if m.id == cutoff), None)
+        if index is None:
+            raise ApiError(404, "Session not found")
+        messages = messages[: index + 1]
+    copy = Session(
+        id=nanoid(),
+        workspace_id=ws.id,
+        created_at=utcnow(),
+        metadata=dict(original.metadata),
+        configuration=dict(original.configuration),
+        members={
+            peer: Membership(m.observe_me, m.observe_others, m.active)
+            for peer, m in original.members.items()
+        },
+    )
+    ws.sessions[copy.id] = copy
+    ws.messages.extend(
+        Message(
+            id=nanoid(),
+            seq=store.next_seq(),
+            content=m.content,
+            peer_id=m.peer_id,
+            session_id=copy.id,
+            workspace_id=ws.id,
+            created_at=copy.created_at,
+            token_count=m.token_count,
+            metadata=dict(m.metadata),
+        )
+        for m in messages
+    )
+    return copy

@@ -1,0 +1,67 @@
+"""Workspaces: get-or-create, update, and the delete that refuses while sessions are active."""
+
+from __future__ import annotations
+
+from .._common import ApiError, JsonDict, utcnow
+from .._deriver import Deriver
+from .._state import Store, Workspace
+
+
+def find(store: Store, w: str) -> Workspace | None:
+    return store.workspaces.get(w)
+
+
+def find_or_create(store: Store, w: str) -> Workspace:
+    """The workspace `w`, made empty if it does not exist (as the server's routes do)."""
+    ws = store.workspaces.get(w)
+    if ws is None:
+        ws = Workspace(id=w, created_at=utcnow())
+        store.workspaces[w] = ws
+    return ws
+
+
+def get_or_create(
+    store: Store, w: str, metadata: JsonDict | None, configuration: JsonDict | None
+) -> tuple[Workspace, bool]:
+    """The existing workspace unchanged, or a new one with the given fields; and if new."""
+    ws = store.workspaces.get(w)
+    if ws is not None:
+        return ws, False
+    ws = Workspace(
+        id=w, created_at=utcnow(), metadata=metadata or {}, configuration=configuration or {}
+    )
+    store.workspaces[w] = ws
+    return ws, True
+
+
+def update(
+    store: Store, w: str, metadata: JsonDict | None, configuration: JsonDict | None
+) -> Workspace:
+    """Metadata replaced, configuration merged key by key (made if missing)."""
+    ws = find_or_create(store, w)
+    if metadata is not None:
+        ws.metadata = metadata
+    if configuration is not None:
+        ws.configuration = {**ws.configuration, **configuration}
+    return ws
+
+
+def delete(store: Store, deriver: Deriver, w: str, purge_delay: float) -> None:
+    """Accept a delete (409 while a session is active); the purge runs `purge_delay` later."""
+    ws = store.workspaces.get(w)
+    if ws is None:
+        raise ApiError(404, f"Workspace {w} not found")
+    if ws.deleting:
+        return
+    if any(session.is_active for session in ws.sessions.values()):
+        raise ApiError(
+            409,
+            f"Cannot delete workspace '{w}': active session(s) remain. Delete all sessions first.",
+        )
+    ws.deleting = True
+    deriver.schedule(purge_delay, lambda: _purge(store, ws))
+
+
+def _purge(store: Store, ws: Workspace) -> None:
+    if store.workspaces.get(ws.id) is ws:
+        del store.workspaces[ws.id]

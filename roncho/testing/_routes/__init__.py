@@ -1,0 +1,50 @@
+"""The emulator's HTTP glue, one module per resource, the way moto has a `responses.py` per
+service: each handler parses the request, calls its backend (`roncho.testing._backends`)
+under the store lock, and renders the answer the server would send. Each module lists its
+endpoints in `ROUTES`; `all_routes` gathers them for `App`.
+
+A new resource (webhooks, say) is a backend module, a route module here with its `ROUTES`,
+and one entry in `ROUTE_MODULES`.
+"""
+
+from __future__ import annotations
+
+from .._options import Options
+from .._web import Route
+from . import (
+    chat,
+    conclusions,
+    keys,
+    messages,
+    peers,
+    queue,
+    scopes,
+    search,
+    service,
+    sessions,
+    workspaces,
+)
+
+ROUTE_MODULES = (
+    service,
+    keys,
+    workspaces,
+    peers,
+    sessions,
+    messages,
+    conclusions,
+    search,
+    chat,
+    queue,
+    scopes,
+)
+
+
+def all_routes(options: Options) -> list[Route]:
+    """Every endpoint this emulator serves under `options` (some depend on the version)."""
+    return [
+        route
+        for module in ROUTE_MODULES
+        for route in module.ROUTES
+        if route.served is None or route.served(options)
+    ]

@@ -1,0 +1,125 @@
+"""Chat routes: a peer's chat and the workspace chat, answered whole or as an SSE stream."""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import TYPE_CHECKING, Any
+
+from .._backends import chat, peers, workspaces
+from .._common import ApiError, JsonDict
+from .._options import Options
+from .._validate import get_bool, get_dict, get_literal, get_str
+from .._web import Ctx, P, Response, Route, W, json_response, require_member
+from .peers import chat_sessions
+
+if TYPE_CHECKING:
+    from .._app import App
+
+MAX_QUERY_CHARS = 10000
+REASONING_LEVELS = ("minimal", "low", "medium", "high", "max")
+# How many words each streamed chat piece carries.
+WORDS_PER_PIECE = 4
+SSE_CONTENT_TYPE = "text/event-stream; charset=utf-8"
+
+
+def _chat_options(body: JsonDict) -> dict[str, Any]:
+    query = get_str(body, "query", ["body"], required=True, min_len=1, max_len=MAX_QUERY_CHARS)
+    get_literal(body, "reasoning_level", ["body"], REASONING_LEVELS, "low")
+    response_format = get_dict(body, "response_format", ["body"])
+    if response_format is not None and response_format.get("type", "object") != "object":
+        raise ApiError(422, "Invalid response_format: root schema must be of type 'object'")
+    return {
+        "query": query,
+        "stream": get_bool(body, "stream", ["body"], False),
+        "include_evidence": get_bool(body, "include_evidence", ["body"], False),
+        "response_format": response_format,
+    }
+
+
+def peer_chat(app: App, ctx: Ctx) -> Response:
+    body = ctx.body()
+    options = _chat_options(body)
+    target = get_str(body, "target", ["body"])
+    session_id = get_str(body, "session_id", ["body"])
+    allow = chat_sessions(body.get("filters"), session_id)
+    peer = ctx.params["p"]
+    with app.store.lock:
+        ws = workspaces.find_or_create(app.store, ctx.w)
+        peers.find_or_create(ws, peer)
+        try:
+            chat.check_peer_targets(ws, ctx.w, target, session_id)
+        except ApiError:
+            if options["stream"]:
+                # Reference O12: in stream mode these checks run inside the generator,
+                # after the 200 headers, so the stream just ends without its final event.
+                return _ended_stream()
+            raise
+        if session_id is not None:
+            require_member(ctx, ws, session_id)
+        for name in sorted(allow or ()):
+            require_member(ctx, ws, name)
+        sessions = {session_id} if session_id is not None else allow
+        answer = chat.about_peer(ws, options["query"], peer, target, sessions)
+    return _chat_response(app, options, answer)
+
+
+def workspace_chat(app: App, ctx: Ctx) -> Response:
+    body = ctx.body()
+    options = _chat_options(body)
+    session_id = get_str(body, "session_id", ["body"])
+    with app.store.lock:
+        ws = workspaces.find(app.store, ctx.w)
+        answer = chat.about_workspace(ws, ctx.w, options["query"], session_id)
+    return _chat_response(app, options, answer)
+
+
+def _chat_response(app: App, options: dict[str, Any], answer: chat.Answer) -> Response:
+    if app.options.chat_delay:
+        app.wait(app.options.chat_delay)
+    content = answer.text
+    schema = options["response_format"]
+    if schema is not None:
+        content = json.dumps(chat.fill_schema(schema, content))
+    wants_evidence = options["include_evidence"] and app.options.profile.chat_evidence
+    evidence = answer.evidence() if wants_evidence else None
+    if not options["stream"]:
+        payload: JsonDict = {"content": content}
+        if evidence is not None:
+            payload["evidence"] = evidence
+        return json_response(200, payload)
+    words = re.findall(r"\S+\s*", content) or [content]
+    pieces = [
+        "".join(words[i : i + WORDS_PER_PIECE]) for i in range(0, len(words), WORDS_PER_PIECE)
+    ]
+    events = [_sse({"delta": {"content": piece}, "done": False}) for piece in pieces]
+    final: JsonDict = {"done": True}
+    if evidence is not None:
+        final["evidence"] = evidence
+    events.append(_sse(final))
+    return Response(
+        200,
+        content_type=SSE_CONTENT_TYPE,
+        events=events,
+        event_delay=app.options.stream_chunk_delay,
+    )
+
+
+def _ended_stream() -> Response:
+    """A 200 event stream that ends at once, as an error inside the server's generator does."""
+    return Response(200, content_type=SSE_CONTENT_TYPE, events=[])
+
+
+def _sse(payload: JsonDict) -> bytes:
+    # Reference O12: `data: <json>\n\n`, json.dumps default separators, ASCII-escaped.
+    return b"data: " + json.dumps(payload).encode("ascii") + b"\n\n"
+
+
+def _serves_workspace_chat(options: Options) -> bool:
+    return options.serves_workspace_chat
+
+
+ROUTES = (
+    Route("POST", P + "/chat", peer_chat, "peer"),
+    Route("POST", W + "/chat", workspace_chat, "workspace", served=_serves_workspace_chat),
+)

@@ -1,0 +1,102 @@
+"""Conclusion routes: create (201), list (newest first), query (semantic), delete (204)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from .. import _filters
+from .._backends import conclusions, workspaces
+from .._backends.conclusions import NewConclusion
+from .._common import ApiError, JsonDict, validation_error
+from .._state import Conclusion, conclusion_json, conclusion_row
+from .._validate import get_float, get_int, get_list, get_str, query_bool
+from .._web import Ctx, Response, Route, W, filters_of, json_response, page
+
+if TYPE_CHECKING:
+    from .._app import App
+
+# Reference O8: batch limits and content sizes.
+MAX_BATCH = 100
+MAX_CONCLUSION_CHARS = 65535
+CONCLUSIONS_QUERY_DETAIL = (
+    "observer and observed must be specified for semantic search. Pass them inside the "
+    "'filters' object, e.g. "
+    '{"query": "...", "filters": {"observer": "alice", "observed": "bob"}}. '
+    "Both 'observer'/'observer_id' and 'observed'/'observed_id' are accepted."
+)
+
+
+def render(app: App, conclusion: Conclusion) -> JsonDict:
+    """A conclusion as this emulator's version shapes it."""
+    return conclusion_json(conclusion, source_ids=app.options.profile.conclusion_source_ids)
+
+
+def _conclusion_input(item: object, loc: list[str | int]) -> NewConclusion:
+    if not isinstance(item, dict):
+        raise validation_error(
+            "model_attributes_type",
+            loc,
+            "Input should be a valid dictionary or object to extract fields from",
+            item,
+        )
+    content = get_str(item, "content", loc, required=True, min_len=1, max_len=MAX_CONCLUSION_CHARS)
+    observer = get_str(item, "observer_id", loc, required=True)
+    observed = get_str(item, "observed_id", loc, required=True)
+    session = get_str(item, "session_id", loc)
+    return NewConclusion(str(content), str(observer), str(observed), session)
+
+
+def create_conclusions(app: App, ctx: Ctx) -> Response:
+    body = ctx.body()
+    key = "conclusions" if "conclusions" in body or "observations" not in body else "observations"
+    raw = get_list(body, key, ["body"], min_items=1, max_items=MAX_BATCH, required=True) or []
+    batch = [_conclusion_input(item, ["body", key, index]) for index, item in enumerate(raw)]
+    with app.store.lock:
+        ws = workspaces.find(app.store, ctx.w)
+        created = conclusions.create(app.store, ws, ctx.w, batch)
+        return json_response(201, [render(app, c) for c in created])
+
+
+def list_conclusions(app: App, ctx: Ctx) -> Response:
+    match = _filters.compile_filter(filters_of(ctx.body(required=False)), _filters.CONCLUSION)
+    newest_first = not query_bool(ctx.request.query, "reverse", False)
+    with app.store.lock:
+        ws = workspaces.find(app.store, ctx.w)
+        found = conclusions.listed(
+            ws, lambda c: match(conclusion_row(c)), newest_first=newest_first
+        )
+        items = [render(app, c) for c in found]
+    return json_response(200, page(ctx.request.query, items))
+
+
+def query_conclusions(app: App, ctx: Ctx) -> Response:
+    body = ctx.body()
+    text = get_str(body, "query", ["body"], required=True) or ""
+    top_k = get_int(body, "top_k", ["body"], 10, ge=1, le=100) or 10
+    get_float(body, "distance", ["body"], ge=0.0, le=1.0)
+    filters = filters_of(body)
+    if not isinstance(filters, dict) or not (
+        ("observer" in filters or "observer_id" in filters)
+        and ("observed" in filters or "observed_id" in filters)
+    ):
+        raise ApiError(422, CONCLUSIONS_QUERY_DETAIL)
+    match = _filters.compile_filter(filters, _filters.CONCLUSION)
+    with app.store.lock:
+        ws = workspaces.find(app.store, ctx.w)
+        hits = conclusions.query(ws, text, lambda c: match(conclusion_row(c)), top_k)
+        return json_response(200, [render(app, c) for c in hits])
+
+
+def delete_conclusion(app: App, ctx: Ctx) -> Response:
+    with app.store.lock:
+        conclusions.delete(workspaces.find(app.store, ctx.w), ctx.w, ctx.params["c"])
+    # Observed: 204 with Content-Type application/json and an empty body (reference §7).
+    return Response(204, b"")
+
+
+ROUTES = (
+    Route("POST", W + "/conclusions", create_conclusions, "workspace"),
+    Route("POST", W + "/conclusions/list", list_conclusions, "workspace"),
+    Route("POST", W + "/conclusions/query", query_conclusions, "workspace"),
+    Route("DELETE", W + "/conclusions/{c}", delete_conclusion, "workspace"),
+)

@@ -1,0 +1,37 @@
+"""`POST /v3/keys`: parse the scope and expiry from the query, mint a key."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from .._backends import keys
+from .._common import ApiError, iso, parse_datetime, validation_error
+from .._web import Ctx, Response, Route, json_response
+
+if TYPE_CHECKING:
+    from .._app import App
+
+
+def create_key(app: App, ctx: Ctx) -> Response:
+    if not app.options.auth:
+        raise ApiError(405, "Feature is disabled")
+    query = ctx.request.query
+    workspace = query.get("workspace_id") or None
+    peer = query.get("peer_id") or None
+    session = query.get("session_id") or None
+    expires = query.get("expires_at") or None
+    keys.check_scope(workspace, peer, session)
+    if expires is not None:
+        moment = parse_datetime(expires)
+        if moment is None:
+            raise validation_error(
+                "datetime_from_date_parsing",
+                ["query", "expires_at"],
+                "Input should be a valid datetime or date",
+                expires,
+            )
+        expires = iso(moment)
+    return json_response(200, {"key": keys.mint(app.secret, workspace, peer, session, expires)})
+
+
+ROUTES = (Route("POST", "/v3/keys", create_key, "admin"),)

@@ -1,0 +1,169 @@
+"""Peer routes: create (201/200), list, update, the peer's sessions, its card, and its
+representation (`/context` and `/representation`)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING
+
+from .. import _auth, _filters
+from .._backends import conclusions, peers, workspaces
+from .._common import ApiError, validation_error
+from .._state import peer_json, peer_row, session_json, session_row
+from .._validate import (
+    get_bool,
+    get_dict,
+    get_float,
+    get_id,
+    get_int,
+    get_list,
+    get_metadata,
+    get_str,
+    query_bool,
+    query_float,
+    query_int,
+)
+from .._web import Ctx, P, Response, Route, W, filters_of, json_response, paged
+
+if TYPE_CHECKING:
+    from .._app import App
+
+
+def create_peer(app: App, ctx: Ctx) -> Response:
+    body = ctx.body()
+    name = get_id(body, ["body"])
+    metadata = get_metadata(body, ["body"])
+    configuration = get_dict(body, "configuration", ["body"])
+    if ctx.claims.peer is not None and ctx.claims.peer != name:
+        raise ApiError(401, _auth.NOT_PERMITTED)
+    with app.store.lock:
+        ws = workspaces.find_or_create(app.store, ctx.w)
+        peer, created = peers.upsert(ws, name, metadata, configuration)
+        return json_response(201 if created else 200, peer_json(peer))
+
+
+def list_peers(app: App, ctx: Ctx) -> Response:
+    match = _filters.compile_filter(filters_of(ctx.body(required=False)), _filters.PEER)
+    with app.store.lock:
+        ws = workspaces.find(app.store, ctx.w)
+        found = list(ws.peers.values()) if ws else []
+        items = [peer_json(peer) for peer in found if match(peer_row(peer))]
+    return paged(ctx, items)
+
+
+def update_peer(app: App, ctx: Ctx) -> Response:
+    body = ctx.body()
+    metadata = get_metadata(body, ["body"])
+    configuration = get_dict(body, "configuration", ["body"])
+    with app.store.lock:
+        ws = workspaces.find_or_create(app.store, ctx.w)
+        peer, _ = peers.upsert(ws, ctx.params["p"], metadata, configuration)
+        return json_response(200, peer_json(peer))
+
+
+def peer_sessions(app: App, ctx: Ctx) -> Response:
+    match = _filters.compile_filter(filters_of(ctx.body(required=False)), _filters.SESSION)
+    with app.store.lock:
+        ws = workspaces.find(app.store, ctx.w)
+        items = [
+            session_json(session)
+            for session in peers.sessions_of(ws, ctx.params["p"])
+            if match(session_row(session))
+        ]
+    return paged(ctx, items)
+
+
+def get_card(app: App, ctx: Ctx) -> Response:
+    target = ctx.request.query.get("target") or ctx.params["p"]
+    with app.store.lock:
+        ws = workspaces.find(app.store, ctx.w)
+        card = peers.card(ws, ctx.params["p"], target, ctx.w)
+    return json_response(200, {"peer_card": card})
+
+
+def put_card(app: App, ctx: Ctx) -> Response:
+    body = ctx.body()
+    card = get_list(body, "peer_card", ["body"], required=True) or []
+    if not all(isinstance(line, str) for line in card):
+        raise validation_error(
+            "string_type", ["body", "peer_card", 0], "Input should be a valid string", card
+        )
+    target = ctx.request.query.get("target") or ctx.params["p"]
+    with app.store.lock:
+        ws = workspaces.find(app.store, ctx.w)
+        peers.set_card(ws, ctx.params["p"], target, card, ctx.w)
+    return json_response(200, {"peer_card": list(card)})
+
+
+def query_top_k(query: Mapping[str, str]) -> int | None:
+    """`search_top_k` of a representation query string (absent or empty: None)."""
+    if not query.get("search_top_k"):
+        return None
+    return query_int(query, "search_top_k", 10, ge=1, le=100)
+
+
+def peer_context(app: App, ctx: Ctx) -> Response:
+    query = ctx.request.query
+    peer = ctx.params["p"]
+    target = query.get("target") or peer
+    limit = query_int(query, "max_conclusions", 100, ge=1, le=100)
+    search = conclusions.Search(query.get("search_query") or None, query_top_k(query))
+    query_float(query, "search_max_distance", ge=0.0, le=1.0)
+    query_bool(query, "include_most_frequent", True)
+    with app.store.lock:
+        ws = workspaces.find(app.store, ctx.w)
+        # Seen on 3.0.12: a missing path peer is named (not the reference's "Peer not
+        # found"); a missing target is no error, only an empty representation.
+        if ws is None or peer not in ws.peers:
+            raise peers.missing(peer, ctx.w)
+        text = conclusions.representation(ws, peer, target, limit, None, search)
+        card = ws.cards.get((peer, target))
+        return json_response(
+            200,
+            {
+                "peer_id": peer,
+                "target_id": target,
+                "representation": text,
+                "peer_card": list(card) if card is not None else None,
+            },
+        )
+
+
+def chat_sessions(filters: object, session_id: str | None) -> set[str] | None:
+    """Reference O12: chat and representation `filters` are only a `session_id` allowlist."""
+    allow = _filters.filters_allowlist(filters, must_include=session_id)
+    return None if allow is None else set(allow)
+
+
+def peer_representation(app: App, ctx: Ctx) -> Response:
+    body = ctx.body(required=False)
+    session_id = get_str(body, "session_id", ["body"])
+    target = get_str(body, "target", ["body"])
+    limit = get_int(body, "max_conclusions", ["body"], 25, ge=1, le=100) or 25
+    top_k = get_int(body, "search_top_k", ["body"], None, ge=1, le=100)
+    search = conclusions.Search(get_str(body, "search_query", ["body"]), top_k)
+    get_float(body, "search_max_distance", ["body"], ge=0.0, le=1.0)
+    get_bool(body, "include_most_frequent", ["body"], None)
+    allow = chat_sessions(body.get("filters"), session_id)
+    peer = ctx.params["p"]
+    with app.store.lock:
+        ws = workspaces.find(app.store, ctx.w)
+        # Seen on 3.0.12: a missing peer, target or session is not an error, only an
+        # empty representation.
+        if ws is None:
+            return json_response(200, {"representation": ""})
+        sessions = {session_id} if session_id else allow
+        text = conclusions.representation(ws, peer, target or peer, limit, sessions, search)
+    return json_response(200, {"representation": text})
+
+
+ROUTES = (
+    Route("POST", W + "/peers", create_peer, "self"),
+    Route("POST", W + "/peers/list", list_peers, "workspace"),
+    Route("PUT", P, update_peer, "peer"),
+    Route("POST", P + "/sessions", peer_sessions, "peer"),
+    Route("GET", P + "/context", peer_context, "peer"),
+    Route("POST", P + "/representation", peer_representation, "peer"),
+    Route("GET", P + "/card", get_card, "peer"),
+    Route("PUT", P + "/card", put_card, "peer"),
+)

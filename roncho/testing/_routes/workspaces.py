@@ -1,0 +1,85 @@
+"""Workspace routes: create (201/200), list, update, delete (202/409), and dream scheduling."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from .. import _auth, _filters
+from .._backends import workspaces
+from .._common import ApiError
+from .._state import workspace_json, workspace_row
+from .._validate import get_bool, get_dict, get_id, get_literal, get_metadata, get_str
+from .._web import (
+    Ctx,
+    Response,
+    Route,
+    W,
+    check_configuration,
+    filters_of,
+    json_response,
+    paged,
+)
+
+if TYPE_CHECKING:
+    from .._app import App
+
+DREAM_TYPES = ("omni", "card_refresh")
+
+
+def create_workspace(app: App, ctx: Ctx) -> Response:
+    body = ctx.body()
+    name = get_id(body, ["body"])
+    metadata = get_metadata(body, ["body"])
+    configuration = check_configuration(get_dict(body, "configuration", ["body"]), ["body"])
+    if not ctx.claims.admin and ctx.claims.workspace != name:
+        raise ApiError(401, _auth.NOT_PERMITTED)
+    with app.store.lock:
+        ws, created = workspaces.get_or_create(app.store, name, metadata, configuration)
+        return json_response(201 if created else 200, workspace_json(ws))
+
+
+def list_workspaces(app: App, ctx: Ctx) -> Response:
+    match = _filters.compile_filter(filters_of(ctx.body(required=False)), _filters.WORKSPACE)
+    with app.store.lock:
+        items = [
+            workspace_json(ws) for ws in app.store.workspaces.values() if match(workspace_row(ws))
+        ]
+    return paged(ctx, items)
+
+
+def update_workspace(app: App, ctx: Ctx) -> Response:
+    body = ctx.body()
+    metadata = get_metadata(body, ["body"])
+    configuration = check_configuration(get_dict(body, "configuration", ["body"]), ["body"])
+    with app.store.lock:
+        ws = workspaces.update(app.store, ctx.w, metadata, configuration)
+        return json_response(200, workspace_json(ws))
+
+
+def delete_workspace(app: App, ctx: Ctx) -> Response:
+    with app.store.lock:
+        workspaces.delete(app.store, app.deriver, ctx.w, app.options.purge_delay)
+    return json_response(202, {"message": "Workspace deletion accepted"})
+
+
+def schedule_dream(app: App, ctx: Ctx) -> Response:
+    """Accepted (204) and checked like the server's `ScheduleDreamRequest`; the emulated
+    deriver has no dreams, so nothing else happens."""
+    body = ctx.body()
+    get_str(body, "observer", ["body"], required=True)
+    get_str(body, "observed", ["body"])
+    if "dream_type" not in body:
+        get_str(body, "dream_type", ["body"], required=True)  # FastAPI's "missing" item
+    get_literal(body, "dream_type", ["body"], DREAM_TYPES, "omni")
+    get_str(body, "session_id", ["body"])
+    get_bool(body, "rebuild", ["body"], False)
+    return Response(204, b"")
+
+
+ROUTES = (
+    Route("POST", "/v3/workspaces", create_workspace, "self"),
+    Route("POST", "/v3/workspaces/list", list_workspaces, "admin"),
+    Route("PUT", W, update_workspace, "workspace"),
+    Route("DELETE", W, delete_workspace, "workspace"),
+    Route("POST", W + "/schedule_dream", schedule_dream, "workspace"),
+)

@@ -1,0 +1,173 @@
+"""What every route module shares: the request and answer records, the handler context, the
+route record, and the small renderings several resources use (a page, an order, a 422).
+
+A route handler is `handler(app, ctx) -> Response`: it parses the request (`ctx`), calls a
+backend under `app.store.lock`, and renders the answer. Nothing here holds state.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Literal
+
+from . import _auth
+from ._common import ApiError, JsonDict, validation_error
+from ._options import Options
+from ._state import Workspace
+from ._validate import body_object, get_bool, parse_json_body, query_bool, query_int
+
+if TYPE_CHECKING:
+    from ._app import App
+
+# Who may call a route when auth is on (see `App._authorize`).
+Access = Literal["public", "admin", "self", "workspace", "peer", "member_read", "own_config"]
+
+
+@dataclass(frozen=True, slots=True)
+class Request:
+    """A parsed request as the app sees it (path already percent-decoded, reference §1.2)."""
+
+    method: str
+    path: str
+    query: Mapping[str, str]
+    headers: Mapping[str, str]
+    body: bytes
+    # The query string as sent, for parameters that may repeat (`sessions=a&sessions=b`).
+    raw_query: str = ""
+
+
+@dataclass(slots=True)
+class Response:
+    """What to send: a JSON or empty body, or (when `events` is set) an SSE stream."""
+
+    status: int
+    body: bytes = b""
+    content_type: str | None = "application/json"
+    events: list[bytes] | None = None
+    event_delay: float = 0.0
+
+
+def json_response(status: int, payload: object) -> Response:
+    # FastAPI's JSONResponse: compact separators, non-ASCII kept.
+    text = json.dumps(payload, ensure_ascii=False, separators=(",", ":"))
+    return Response(status, text.encode("utf-8"))
+
+
+def error_response(error: ApiError) -> Response:
+    return json_response(error.status, {"detail": error.detail})
+
+
+@dataclass(slots=True)
+class Ctx:
+    """One request in a handler: path params, query, body and the caller's claims."""
+
+    request: Request
+    params: dict[str, str]
+    claims: _auth.Claims
+    _body: object = field(default=None)
+    _parsed: bool = False
+
+    @property
+    def w(self) -> str:
+        return self.params["w"]
+
+    def json(self) -> object:
+        if not self._parsed:
+            self._body = parse_json_body(self.request.body)
+            self._parsed = True
+        return self._body
+
+    def body(self, *, required: bool = True) -> JsonDict:
+        return body_object(self.json(), required=required)
+
+
+Handler = Callable[["App", Ctx], Response]
+
+
+@dataclass(frozen=True, slots=True)
+class Route:
+    """One endpoint: `template` names path parts `{w}`, `{p}`...; `served` may turn it off."""
+
+    method: str
+    template: str
+    handler: Handler
+    access: Access
+    served: Callable[[Options], bool] | None = None
+
+
+def compile_template(template: str) -> re.Pattern[str]:
+    """`/v3/workspaces/{w}` as a regex with one named group per path part."""
+    regex = re.sub(r"\{(\w+)\}", r"(?P<\1>[^/]+)", template)
+    return re.compile(f"^{regex}$")
+
+
+# Path templates the route modules build on.
+W = "/v3/workspaces/{w}"
+S = W + "/sessions/{s}"
+P = W + "/peers/{p}"
+
+
+def page(query: Mapping[str, str], items: list[JsonDict]) -> JsonDict:
+    """fastapi-pagination's Page: `{items,total,page,size,pages}` (reference §1.5)."""
+    number = query_int(query, "page", 1, ge=1, le=None)
+    size = query_int(query, "size", 50, ge=1, le=100)
+    total = len(items)
+    start = (number - 1) * size
+    return {
+        "items": items[start : start + size],
+        "total": total,
+        "page": number,
+        "size": size,
+        "pages": math.ceil(total / size) if total else 0,
+    }
+
+
+def ordered(query: Mapping[str, str], items: list[Any], *, newest_first: bool = False) -> list[Any]:
+    reverse = query_bool(query, "reverse", False)
+    return list(reversed(items)) if reverse != newest_first else list(items)
+
+
+def paged(ctx: Ctx, items: list[JsonDict]) -> Response:
+    """A 200 page of `items` in the order the `reverse` query asks."""
+    return json_response(200, page(ctx.request.query, ordered(ctx.request.query, items)))
+
+
+def filters_of(body: JsonDict) -> Any:
+    filters = body.get("filters")
+    if filters is not None and not isinstance(filters, dict):
+        raise validation_error(
+            "dict_type", ["body", "filters"], "Input should be a valid dictionary", filters
+        )
+    return filters
+
+
+def check_configuration(config: JsonDict | None, loc: list[str | int]) -> JsonDict | None:
+    """Light check of a Workspace/SessionConfiguration: `reasoning` must be an object."""
+    if config is None:
+        return None
+    reasoning = config.get("reasoning")
+    if reasoning is not None:
+        if not isinstance(reasoning, dict):
+            raise validation_error(
+                "model_type",
+                [*loc, "configuration", "reasoning"],
+                "Input should be a valid dictionary or instance of ReasoningConfiguration",
+                reasoning,
+            )
+        get_bool(reasoning, "enabled", [*loc, "configuration", "reasoning"], None)
+    return config
+
+
+def require_member(ctx: Ctx, ws: Workspace | None, session_name: str) -> None:
+    """A peer key may only read sessions it is an active member of (reference §2)."""
+    peer = ctx.claims.peer
+    if peer is None or ctx.claims.admin:
+        return
+    session = ws.sessions.get(session_name) if ws else None
+    member = session.members.get(peer) if session else None
+    if member is None or not member.active:
+        raise ApiError(401, _auth.NOT_PERMITTED)
