@@ -23,6 +23,7 @@ import pandas as pd
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.patches import Patch, Rectangle
+from matplotlib.ticker import MaxNLocator
 
 from roncho.workbook import Finding
 
@@ -832,6 +833,7 @@ def draw_webhooks(finding: Finding, stamp: Stamp) -> Figure:
         left.axvline(trial, color=RED, linewidth=2, alpha=0.5)
     if missed:
         left.plot([], [], color=RED, linewidth=2, alpha=0.5, label="no event within the bound")
+    left.xaxis.set_major_locator(MaxNLocator(integer=True))
     left.set_xlabel("trial (one fresh session each)")
     left.set_ylabel("seconds after the sync returned (s)")
     left.set_ylim(bottom=0)

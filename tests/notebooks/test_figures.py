@@ -173,6 +173,7 @@ def test_latency_figure_draws_no_empty_class_and_names_units(figures: Any) -> No
         "q6_workspace_delete",
         "q7_health",
         "q8_differences",
+        "q9_webhooks",
     ],
 )
 def test_a_probe_that_recorded_nothing_still_gets_a_titled_figure(
