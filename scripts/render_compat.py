@@ -376,7 +376,7 @@ FACTS: dict[str, Operation] = {
                 "`http://127.0.0.1:...` 422 `Private/internal IP addresses are not allowed`, "
                 "`http://localhost:...` 201; test event about 1-2 s after the request; "
                 "`queue.empty` about 0.7 s after the last conclusion; a summary's "
-                "`queue.empty` carries `observer` and `observed` as the string `\"None\"`",
+                '`queue.empty` carries `observer` and `observed` as the string `"None"`',
                 True,
             ),
         ),
@@ -670,7 +670,6 @@ def render(runs: list[Run]) -> str:
     lines += render_findings(runs)
     lines.append(END)
     return "\n".join(lines)
-
 
 
 def main(argv: list[str] | None = None) -> int:
