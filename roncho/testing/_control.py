@@ -49,7 +49,11 @@ def _info(fake: FakeHoncho, body: Mapping[str, Any]) -> object:
     return {
         "url": fake.url,
         "version": fake.options.version,
-        "options": asdict(fake.options),
+        # Shown as set or not: the webhook secret is one.
+        "options": {
+            **asdict(fake.options),
+            "webhook_secret": fake.options.webhook_secret is not None,
+        },
         "routes": [f"{method} {PREFIX}{path}" for method, path in ROUTES],
     }
 

@@ -26,8 +26,11 @@ GROUPS = (
 )
 
 
-def _option(default: Any, kind: str, group: str, text: str, **extra: Any) -> Any:
-    return field(default=default, metadata={"kind": kind, "group": group, "help": text, **extra})
+def _option(
+    default: Any, kind: str, group: str, text: str, *, repr: bool = True, **extra: Any
+) -> Any:
+    meta = {"kind": kind, "group": group, "help": text, **extra}
+    return field(default=default, repr=repr, metadata=meta)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -83,6 +86,7 @@ class Options:
         GROUPS[5],
         "sign webhook deliveries with this secret (WEBHOOK_SECRET); without one nothing is "
         "sent, as on the server",
+        repr=False,  # a secret: never in a repr, a log or /_fake/info
     )
 
     @property

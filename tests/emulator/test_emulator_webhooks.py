@@ -321,3 +321,12 @@ def test_the_client_against_the_emulator(fake: FakeHoncho, receiver: Receiver) -
     assert client.list_webhooks().total == 0
     with pytest.raises(roncho.StatusError, match="host name"):
         client.get_or_create_webhook("http://127.0.0.1:9/h")
+
+
+def test_the_secret_is_in_no_repr_and_not_in_the_info_route() -> None:
+    with FakeHoncho(webhook_secret=SECRET) as fake:
+        fake.control_enabled = True
+        info = Api(fake.port).get("/_fake/info")
+        assert info.status == 200 and info.json["options"]["webhook_secret"] is True
+        assert SECRET not in info.body.decode()
+        assert SECRET not in repr(fake) and SECRET not in repr(fake.options)
