@@ -854,10 +854,11 @@ def draw_webhooks(finding: Finding, stamp: Stamp) -> Figure:
         watched = failure[0].get("watched_s")
         right.set_xlabel(f"deliveries (count; watched {watched} s)")
         right.set_xticks(range(max(counts, default=0) + 2))
+        right.set_ylabel("receiver and event")
         right.set_title("one delivery per event, never a retry", fontsize=9)
     else:
         right.axis("off")
-    fig.suptitle(stamp.title(headline), fontsize=10)
+    left.set_title(stamp.title(headline), fontsize=10)
     fig.tight_layout()
     return fig
 
