@@ -375,7 +375,7 @@ FACTS: dict[str, Operation] = {
                 "real Honcho 3.0.12 on loopback, 2026-12-01",
                 "`http://127.0.0.1:...` 422 `Private/internal IP addresses are not allowed`, "
                 "`http://localhost:...` 201; test event about 1-2 s after the request; "
-                "`queue.empty` about 0.7 s after the last conclusion; a summary's "
+                "`queue.empty` about 0.5 s after the last conclusion; a summary's "
                 '`queue.empty` carries `observer` and `observed` as the string `"None"`',
                 True,
             ),
