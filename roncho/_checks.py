@@ -11,12 +11,11 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from datetime import datetime
-from typing import Any, Final, Literal, NamedTuple, Protocol, overload
+from typing import Any, Final, Literal, NamedTuple, overload
 from urllib.parse import urlsplit
 
-from ._decode import parse_timestamp
 from ._errors import ConfigError
 
 JSON = dict[str, Any]
@@ -327,6 +326,26 @@ def check_content(value: object, what: str, limit: int, *, empty: bool) -> str:
     return check_text(value, what)
 
 
+_RFC3339 = re.compile(
+    r"\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])[Tt ]([01]\d|2[0-3]):[0-5]\d:([0-5]\d|60)"
+    r"(\.\d{1,9})?([Zz]|[+-]([01]\d|2[0-3]):[0-5]\d)"
+)
+
+
+def parse_timestamp(value: str) -> datetime:
+    """An RFC 3339 timestamp as an aware datetime (fractions beyond microseconds are cut)."""
+    if not isinstance(value, str) or not _RFC3339.fullmatch(value):
+        raise ValueError(f"not an RFC 3339 timestamp: {value!r}")
+    text = value[:10] + "T" + value[11:]
+    if text[-1] in "Zz":
+        text = text[:-1] + "+00:00"
+    main, zone = text[:-6], text[-6:]
+    if "." in main:
+        seconds, fraction = main.split(".")
+        main = f"{seconds}.{fraction[:6]:0<6}"
+    return datetime.fromisoformat(main + zone)  # a leap second (:60) raises ValueError
+
+
 def check_timestamp(value: object, what: str = "created_at") -> str:
     """An RFC 3339 string, or a timezone-aware datetime rendered as one."""
     if isinstance(value, datetime):
@@ -360,74 +379,7 @@ def check_finite(value: float, what: str, low: float, high: float) -> float:
     return float(value)
 
 
-# -- what operations send ----------------------------------------------------------------
-class _Sendable(Protocol):
-    def to_json(self, where: str) -> JSON: ...
-
-
-def check_batch(items: Iterable[Any], kind: type[_Sendable], what: str, op: str) -> list[JSON]:
-    """1 to MAX_BATCH items of ``kind``, each rendered (and so checked) as JSON."""
-    return render_batch(items, kind, what, op)[0]
-
-
-def render_batch(
-    items: Iterable[Any], kind: type[_Sendable], what: str, op: str
-) -> tuple[list[JSON], bool]:
-    """``check_batch``'s items, and whether every one took the plain path (below).
-
-    A plain message (an exact MessageCreate with ASCII content, no DEL, and no metadata,
-    time or configuration, memoryd's usual turn) takes a fast path that gives what
-    ``to_json`` gives, checking each distinct peer id once per batch; anything else, and
-    every refusal with its message, goes through ``to_json`` itself
-    (tests/unit/test_fast_paths). A batch of plain messages holds only ASCII text other
-    than DEL, so the JSON encoder's faster ASCII mode writes the very same bytes for it.
-    """
-    batch = list(items)
-    if not 1 <= len(batch) <= MAX_BATCH:
-        raise ConfigError(f"{op} takes 1 to {MAX_BATCH} {what}, got {len(batch)}")
-    plain = _plain_message_type()
-    valid_ids: set[str] = set()
-    rendered = []
-    all_plain = True
-    for i, item in enumerate(batch):
-        if type(item) is plain:
-            body = _plain_message(item, valid_ids)
-            if body is not None:
-                rendered.append(body)
-                continue
-        all_plain = False
-        if not isinstance(item, kind):
-            raise ConfigError(f"{what}[{i}] must be a {kind.__name__}")
-        rendered.append(item.to_json(f"{what}[{i}]"))
-    return rendered, all_plain
-
-
-def _plain_message_type() -> type:
-    from ._models import MessageCreate  # models import these checks; not the reverse
-
-    return MessageCreate
-
-
-def _plain_message(message: Any, valid_ids: set[str]) -> JSON | None:
-    """``{"peer_id", "content"}`` for a message that needs no other check, else None."""
-    if message.metadata is not None or message.created_at is not None:
-        return None
-    if message.configuration is not None:
-        return None
-    peer, content = message.peer_id, message.content
-    if type(content) is not str or not content.isascii() or len(content) > MAX_MESSAGE_CHARS:
-        return None
-    if "\x7f" in content:  # ASCII, but written raw by the UTF-8 encoder and escaped by ASCII's
-        return None
-    if type(peer) is not str:
-        return None
-    if peer not in valid_ids:
-        if not ID_PATTERN.fullmatch(peer):
-            return None
-        valid_ids.add(peer)
-    return {"peer_id": peer, "content": content}
-
-
+# -- what operations send (batches of messages and conclusions: _models.render_batch) --
 def check_flag(value: object, name: str) -> bool:
     """A real bool: 0, 1 or "yes" are refused."""
     if not isinstance(value, bool):

@@ -1,24 +1,36 @@
 """Frozen records for what Honcho answers, and for what roncho sends.
 
-Each model is a Record (``_record.py``): a frozen, slotted, dataclass-like class that
-costs next to nothing to define, so ``import roncho`` stays cheap. How a JSON answer is
-read (``_Fields``, ``parse_json``, ``parse_timestamp``) lives in ``_decode``.
+Every model is a standard ``@dataclass(frozen=True, slots=True)`` (``Page`` has no slots:
+see there). Each answer model has one decoder, its ``from_json``, written out: it reads
+the keys memoryd relies on (through ``_decode.Fields``), raises DecodeError naming the
+operation and the field when one is missing or mistyped, and ignores every key the server
+adds. Timestamps stay RFC 3339 strings (``parse_timestamp`` turns one into a datetime);
+ids stay strings.
 
-Decoding (``from_json``) requires only the fields memoryd relies on, ignores every field
-the server adds, and raises DecodeError naming the operation and the field, never a bare
-KeyError or TypeError. Timestamps stay RFC 3339 strings (``parse_timestamp`` turns one
-into a datetime); ids stay strings. Inputs (``MessageCreate``, ``ConclusionCreate``)
-check themselves against the server's limits, so a batch the server would refuse is
-refused before anything is sent.
+The inputs (``MessageCreate``, ``ConclusionCreate``) are rendered to the wire here too, by
+``to_json`` one at a time or ``render_batch`` for a request's list: each checks itself
+against the server's limits, so a batch the server would refuse is refused before anything
+is sent.
+
+Two models are built the fast way, because they come by the hundred: ``Message`` (pages of
+them are most of what roncho decodes) and ``MessageCreate`` (``add_messages`` takes up to
+100). A frozen dataclass's own ``__init__`` stores each field through
+``object.__setattr__``, around its refusing ``__setattr__``; these two store each checked
+value through the slot's own setter instead (``_slot_setters``). They are dataclasses all
+the same: fields, equality, hashing, repr, ``dataclasses.replace`` and pickling are the
+standard ones.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field, fields
 from datetime import datetime
-from typing import Any, ClassVar, Generic, Self, TypeVar
+from typing import Any, Generic, TypeVar
 
-from ._checks import (  # the input checks moved to _checks; re-exported for old imports
+from ._checks import (
+    ID_PATTERN,
+    MAX_BATCH,
     MAX_CONCLUSION_CHARS,
     MAX_MESSAGE_CHARS,
     check_content,
@@ -27,56 +39,23 @@ from ._checks import (  # the input checks moved to _checks; re-exported for old
     check_reasoning_config,
     check_timestamp,
 )
-from ._decode import Plan, _Fields, plan_of, read_into
-from ._decode import decode_list as decode_list  # moved to _decode; kept for old imports
-from ._decode import parse_json as parse_json
-from ._decode import parse_timestamp as parse_timestamp
+from ._decode import Fields, field_error, not_an_object
 from ._errors import ConfigError
-from ._record import Record, field, storage
 
 T = TypeVar("T")
 JSON = dict[str, Any]
 
 
-class _Decoded(Record):
-    """A model read from a JSON object field by field, each by its annotation
-    (``_decode.read_record``): a required field must come with its type, an optional one
-    may be null or absent, and whatever else the server sends is ignored."""
-
-    _what: ClassVar[str] = "object"  # what an error calls it: "peer", "conclusion", ...
-    _given: ClassVar[tuple[str, ...]] = ()  # fields its decoder sets itself
-
-    @classmethod
-    def from_json(cls, data: object, op: str) -> Self:
-        return cls._decoded(_Fields(data, op, cls._what))
-
-    @classmethod
-    def _decoded(cls, f: _Fields, **given: Any) -> Self:
-        """A record of every field read from ``f``, and those in ``_given`` from ``given``."""
-        record: Any = object.__new__(storage(cls))
-        read_into(record, cls._plan(), f)
-        for name, value in given.items():
-            setattr(record, name, value)
-        record.__class__ = cls
-        decoded: Self = record
-        return decoded
-
-    @classmethod
-    def _plan(cls) -> Plan:
-        """How this class's fields are read, worked out on its first answer (each class its
-        own: a subclass adds fields)."""
-        plan: Plan | None = cls.__dict__.get("_read_plan")
-        if plan is None:
-            if cls.__record__.post_init is not None:  # _decoded() does not run __init__
-                raise TypeError(f"{cls.__name__} has a __post_init__: decode it by hand")
-            plan = plan_of(cls.__record__.fields, cls._given)
-            type.__setattr__(cls, "_read_plan", plan)
-        return plan
+def _slot_setters(cls: type) -> dict[str, Callable[[Any, Any], None]]:
+    """Each field's slot setter, by name: what ``object.__setattr__`` ends in, called
+    directly (a frozen dataclass's own ``__setattr__`` refuses every store)."""
+    return {f.name: vars(cls)[f.name].__set__ for f in fields(cls)}
 
 
 # -- resources ---------------------------------------------------------------------------
-class _Resource(_Decoded, kw_only=True):
-    """What every stored resource has; each kind adds its own fields after these."""
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Workspace:
+    """A workspace: the unit a key is scoped to. ``created`` is set only by get-or-create."""
 
     id: str
     metadata: JSON = field(default_factory=dict)
@@ -85,58 +64,96 @@ class _Resource(_Decoded, kw_only=True):
     created: bool | None = None
     """True when get-or-create made it (201), False when it existed (200), else None."""
 
-    _given = ("created",)
-
     @classmethod
-    def from_json(cls, data: object, op: str, created: bool | None = None) -> Self:
-        return cls._decoded(_Fields(data, op, cls._what), created=created)
+    def from_json(cls, data: object, op: str, created: bool | None = None) -> Workspace:
+        f = Fields(data, op, "workspace")
+        return cls(
+            id=f.text("id"),
+            metadata=f.opt_obj("metadata"),
+            configuration=f.opt_obj("configuration"),
+            created_at=f.opt_text("created_at"),
+            created=created,
+        )
 
 
-class Workspace(_Resource, kw_only=True):
-    """A workspace: the unit a key is scoped to. ``created`` is set only by get-or-create."""
-
-    _what = "workspace"
-
-
-class Peer(_Resource, kw_only=True):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Peer:
     """A participant (user, agent) whose messages can be observed and reasoned about."""
 
+    id: str
+    metadata: JSON = field(default_factory=dict)
+    configuration: JSON = field(default_factory=dict)
+    created_at: str | None = None
+    created: bool | None = None
+    """True when get-or-create made it (201), False when it existed (200), else None."""
     workspace_id: str | None = None
 
-    _what = "peer"
+    @classmethod
+    def from_json(cls, data: object, op: str, created: bool | None = None) -> Peer:
+        f = Fields(data, op, "peer")
+        return cls(
+            id=f.text("id"),
+            metadata=f.opt_obj("metadata"),
+            configuration=f.opt_obj("configuration"),
+            created_at=f.opt_text("created_at"),
+            created=created,
+            workspace_id=f.opt_text("workspace_id"),
+        )
 
 
-class Session(_Resource, kw_only=True):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Session:
     """A conversation; ``is_active`` turns false at once when it is deleted."""
 
+    id: str
+    metadata: JSON = field(default_factory=dict)
+    configuration: JSON = field(default_factory=dict)
+    created_at: str | None = None
+    created: bool | None = None
+    """True when get-or-create made it (201), False when it existed (200), else None."""
     workspace_id: str | None = None
     is_active: bool = True
 
-    _what = "session"
+    @classmethod
+    def from_json(cls, data: object, op: str, created: bool | None = None) -> Session:
+        f = Fields(data, op, "session")
+        return cls(
+            id=f.text("id"),
+            metadata=f.opt_obj("metadata"),
+            configuration=f.opt_obj("configuration"),
+            created_at=f.opt_text("created_at"),
+            created=created,
+            workspace_id=f.opt_text("workspace_id"),
+            is_active=f.opt_flag("is_active") is not False,  # absent or null: active
+        )
 
 
-class WebhookEndpoint(_Decoded, kw_only=True):
-    """A URL the server posts a workspace's events to (``roncho.webhooks`` reads them).
-
-    ``created`` is True when get-or-create made it (201), False when the URL was already
-    registered (200), None in a list.
-    """
+@dataclass(frozen=True, slots=True, kw_only=True)
+class WebhookEndpoint:
+    """A URL the server posts a workspace's events to (``roncho.webhooks`` reads them)."""
 
     id: str
     url: str
     workspace_id: str | None = None
     created_at: str | None = None
     created: bool | None = None
-
-    _what = "webhook endpoint"
-    _given = ("created",)
+    """True when get-or-create made it (201), False when the URL was registered (200), else
+    None (a list)."""
 
     @classmethod
-    def from_json(cls, data: object, op: str, created: bool | None = None) -> Self:
-        return cls._decoded(_Fields(data, op, cls._what), created=created)
+    def from_json(cls, data: object, op: str, created: bool | None = None) -> WebhookEndpoint:
+        f = Fields(data, op, "webhook endpoint")
+        return cls(
+            id=f.text("id"),
+            url=f.text("url"),
+            workspace_id=f.opt_text("workspace_id"),
+            created_at=f.opt_text("created_at"),
+            created=created,
+        )
 
 
-class SessionPeerConfig(Record, kw_only=True):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SessionPeerConfig:
     """A peer's observation switches inside one session; None means "not set here"."""
 
     observe_me: bool | None = None
@@ -154,11 +171,12 @@ class SessionPeerConfig(Record, kw_only=True):
 
     @classmethod
     def from_json(cls, data: object, op: str) -> SessionPeerConfig:
-        f = _Fields(data, op, "session peer config")
+        f = Fields(data, op, "session peer config")
         return cls(observe_me=f.opt_flag("observe_me"), observe_others=f.opt_flag("observe_others"))
 
 
-class Message(_Decoded, kw_only=True):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Message:
     """A stored message. Required are only the fields memoryd reads; ``role`` is not sent."""
 
     id: str
@@ -170,55 +188,58 @@ class Message(_Decoded, kw_only=True):
     workspace_id: str | None = None
     token_count: int | None = None
 
-    _what = "message"
-
     @classmethod
     def from_json(cls, data: object, op: str) -> Message:
-        # Pages of messages are the bulk of what roncho decodes, so the well-formed case
-        # skips _Fields and the frozen __init__ (2.3 us -> 0.9 us a message, see
-        # benchmarks/RESULTS.md, and 0.9 -> 0.5 us with the blank below); anything
-        # unusual takes the checked path and its errors.
-        if type(data) is dict:
-            get = data.get
-            id_, content, peer, session = (
-                get("id"),
-                get("content"),
-                get("peer_id"),
-                get("session_id"),
-            )
-            created, meta = get("created_at"), get("metadata")
-            workspace, tokens = get("workspace_id"), get("token_count")
-            if (
-                type(id_) is str
-                and type(content) is str
-                and type(peer) is str
-                and type(session) is str
-                and type(created) is str
-                and (meta is None or type(meta) is dict)
-                and (workspace is None or type(workspace) is str)
-                and (tokens is None or type(tokens) is int)
-            ):
-                # A blank of Message's own layout, filled by plain attribute stores
-                # (which CPython specialises), then made a Message (see _record.storage).
-                message: Any = object.__new__(_MESSAGE_STORAGE)
-                message.id = id_
-                message.content = content
-                message.peer_id = peer
-                message.session_id = session
-                message.created_at = created
-                message.metadata = {} if meta is None else meta
-                message.workspace_id = workspace
-                message.token_count = tokens
-                message.__class__ = cls
-                built: Message = message
-                return built
-        return super().from_json(data, op)
+        # Each key read, checked and stored in turn, without Fields and __init__: pages of
+        # messages are the bulk of what roncho decodes (see the module docstring). JSON
+        # gives exact types, so ``type(...) is`` checks what Fields' isinstance() would.
+        if not isinstance(data, dict):
+            raise not_an_object(data, op, "message")
+        get = data.get
+        store = _MESSAGE_SLOTS
+        message = object.__new__(cls)
+        value = get("id")
+        if type(value) is not str:
+            raise field_error(data, op, "message", "id", "a string")
+        store["id"](message, value)
+        value = get("content")
+        if type(value) is not str:
+            raise field_error(data, op, "message", "content", "a string")
+        store["content"](message, value)
+        value = get("peer_id")
+        if type(value) is not str:
+            raise field_error(data, op, "message", "peer_id", "a string")
+        store["peer_id"](message, value)
+        value = get("session_id")
+        if type(value) is not str:
+            raise field_error(data, op, "message", "session_id", "a string")
+        store["session_id"](message, value)
+        value = get("created_at")
+        if type(value) is not str:
+            raise field_error(data, op, "message", "created_at", "a string")
+        store["created_at"](message, value)
+        value = get("metadata")
+        if value is None:
+            value = {}
+        elif type(value) is not dict:
+            raise field_error(data, op, "message", "metadata", "an object or null")
+        store["metadata"](message, value)
+        value = get("workspace_id")
+        if value is not None and type(value) is not str:
+            raise field_error(data, op, "message", "workspace_id", "a string or null")
+        store["workspace_id"](message, value)
+        value = get("token_count")
+        if value is not None and type(value) is not int:  # never a bool
+            raise field_error(data, op, "message", "token_count", "an integer or null")
+        store["token_count"](message, value)
+        return message
 
 
-_MESSAGE_STORAGE = storage(Message)
+_MESSAGE_SLOTS = _slot_setters(Message)
 
 
-class Conclusion(_Decoded, kw_only=True):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Conclusion:
     """What ``observer_id`` has concluded about ``observed_id``; explicit ones have no sources."""
 
     id: str
@@ -231,10 +252,26 @@ class Conclusion(_Decoded, kw_only=True):
     source_ids: tuple[str, ...] | None = None
     """Premise conclusion ids; the observed 3.2.0 server sends null for explicit ones."""
 
-    _what = "conclusion"
+    @classmethod
+    def from_json(cls, data: object, op: str) -> Conclusion:
+        f = Fields(data, op, "conclusion")
+        return cls(
+            id=f.text("id"),
+            content=f.text("content"),
+            observer_id=f.text("observer_id"),
+            observed_id=f.text("observed_id"),
+            session_id=f.opt_text("session_id"),
+            level=f.opt_text("level"),
+            created_at=f.opt_text("created_at"),
+            source_ids=f.opt_text_list("source_ids"),
+        )
 
 
-class Page(Record, Generic[T], kw_only=True):
+# Not slotted: on Python 3.11 and 3.12, building a frozen slotted generic dataclass through
+# its alias (``Page[Peer](...)``) fails in typing's store of ``__orig_class__`` (a dataclasses
+# bug, fixed in 3.13); a page is one object per call, so its instance dict costs nothing.
+@dataclass(frozen=True, kw_only=True)
+class Page(Generic[T]):
     """One page of a list; ``pages`` is 0 when ``total`` is 0."""
 
     items: tuple[T, ...]
@@ -245,10 +282,11 @@ class Page(Record, Generic[T], kw_only=True):
 
     @classmethod
     def decode(cls, data: object, op: str, item: Callable[[object, str], T]) -> Page[T]:
-        f = _Fields(data, op, "page")
+        """A page whose items are each decoded by ``item`` (a model's ``from_json``)."""
+        f = Fields(data, op, "page")
         items = f.data.get("items")
         if not isinstance(items, list):
-            raise f._fail("items", "an array")
+            raise f.fail("items", "an array")
         return cls(
             items=tuple([item(entry, op) for entry in items]),
             total=f.integer("total"),
@@ -258,7 +296,8 @@ class Page(Record, Generic[T], kw_only=True):
         )
 
 
-class EvidenceMessage(_Decoded, kw_only=True):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class EvidenceMessage:
     """A message the dialectic read (ids only, no content)."""
 
     id: str
@@ -266,10 +305,19 @@ class EvidenceMessage(_Decoded, kw_only=True):
     peer_id: str | None = None
     created_at: str | None = None
 
-    _what = "evidence message"
+    @classmethod
+    def from_json(cls, data: object, op: str) -> EvidenceMessage:
+        f = Fields(data, op, "evidence message")
+        return cls(
+            id=f.text("id"),
+            session_id=f.opt_text("session_id"),
+            peer_id=f.opt_text("peer_id"),
+            created_at=f.opt_text("created_at"),
+        )
 
 
-class Evidence(Record, kw_only=True):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Evidence:
     """What the dialectic read to answer (OAS 3.3 ``include_evidence``)."""
 
     conclusions: tuple[Conclusion, ...] = ()
@@ -279,10 +327,10 @@ class Evidence(Record, kw_only=True):
 
     @classmethod
     def from_json(cls, data: object, op: str) -> Evidence:
-        f = _Fields(data, op, "evidence")
+        f = Fields(data, op, "evidence")
         calls = f.array("tool_calls")
         if not all(isinstance(c, dict) for c in calls):
-            raise f._fail("tool_calls", "a list of objects")
+            raise f.fail("tool_calls", "a list of objects")
         return cls(
             conclusions=tuple(Conclusion.from_json(c, op) for c in f.array("conclusions")),
             messages=tuple(EvidenceMessage.from_json(m, op) for m in f.array("messages")),
@@ -291,7 +339,8 @@ class Evidence(Record, kw_only=True):
         )
 
 
-class ChatAnswer(Record, kw_only=True):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ChatAnswer:
     """The dialectic's answer; ``content`` is None when the server had nothing to say."""
 
     content: str | None
@@ -299,13 +348,14 @@ class ChatAnswer(Record, kw_only=True):
 
     @classmethod
     def from_json(cls, data: object, op: str) -> ChatAnswer:
-        f = _Fields(data, op, "chat answer")
+        f = Fields(data, op, "chat answer")
         raw = f.data.get("evidence")
         evidence = None if raw is None else Evidence.from_json(raw, op)
         return cls(content=f.opt_text("content"), evidence=evidence)
 
 
-class ChatChunk(Record, kw_only=True):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ChatChunk:
     """One piece of a streamed answer; the last one has ``done`` set (and any evidence)."""
 
     content: str
@@ -314,20 +364,21 @@ class ChatChunk(Record, kw_only=True):
 
     @classmethod
     def from_json(cls, data: object, op: str) -> ChatChunk:
-        f = _Fields(data, op, "chat event")
+        f = Fields(data, op, "chat event")
         done = f.opt_flag("done") or False
         delta = f.data.get("delta")
         content = ""
         if delta is not None:
-            content = _Fields(delta, op, "chat event delta").opt_text("content") or ""
+            content = Fields(delta, op, "chat event delta").opt_text("content") or ""
         elif not done:
-            raise f._fail("delta", "an object")
+            raise f.fail("delta", "an object")
         raw = f.data.get("evidence")
         evidence = None if raw is None else Evidence.from_json(raw, op)
         return cls(content=content, done=done, evidence=evidence)
 
 
-class SessionQueueStatus(_Decoded, kw_only=True):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SessionQueueStatus:
     """Queue counts for one session, keyed by the server's internal session id."""
 
     session_id: str
@@ -336,10 +387,22 @@ class SessionQueueStatus(_Decoded, kw_only=True):
     in_progress_work_units: int
     pending_work_units: int
 
-    _given = ("session_id",)
+    @classmethod
+    def from_json(cls, data: object, op: str, key: str) -> SessionQueueStatus:
+        """The entry under ``key`` of a queue status's ``sessions``; the key stands in for
+        an absent ``session_id``."""
+        f = Fields(data, op, f"queue status.sessions[{key}]")
+        return cls(
+            session_id=f.opt_text("session_id") or key,
+            total_work_units=f.integer("total_work_units"),
+            completed_work_units=f.integer("completed_work_units"),
+            in_progress_work_units=f.integer("in_progress_work_units"),
+            pending_work_units=f.integer("pending_work_units"),
+        )
 
 
-class QueueStatus(_Decoded, kw_only=True):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class QueueStatus:
     """Deriver queue counts. They count queue rows (one per message and task), not units.
 
     ``sessions`` is keyed by the server's internal session id, not the session name.
@@ -351,39 +414,45 @@ class QueueStatus(_Decoded, kw_only=True):
     pending_work_units: int
     sessions: Mapping[str, SessionQueueStatus] = field(default_factory=dict)
 
-    _what = "queue status"
-    _given = ("sessions",)
-
     @property
     def idle(self) -> bool:
         """Nothing pending or in progress."""
         return self.pending_work_units == 0 and self.in_progress_work_units == 0
 
     @classmethod
-    def from_json(cls, data: object, op: str) -> Self:
-        f = _Fields(data, op, cls._what)
-        sessions = {}
-        for key, value in f.opt_obj("sessions").items():
-            s = _Fields(value, op, f"queue status.sessions[{key}]")
-            session_id = s.opt_text("session_id") or key
-            sessions[key] = SessionQueueStatus._decoded(s, session_id=session_id)
-        return cls._decoded(f, sessions=sessions)
+    def from_json(cls, data: object, op: str) -> QueueStatus:
+        f = Fields(data, op, "queue status")
+        sessions = {
+            key: SessionQueueStatus.from_json(value, op, key)
+            for key, value in f.opt_obj("sessions").items()
+        }
+        return cls(
+            total_work_units=f.integer("total_work_units"),
+            completed_work_units=f.integer("completed_work_units"),
+            in_progress_work_units=f.integer("in_progress_work_units"),
+            pending_work_units=f.integer("pending_work_units"),
+            sessions=sessions,
+        )
 
 
-class Health(_Decoded, kw_only=True):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Health:
     """``GET /health``. Honcho 3.2 reveals no version here (nor in any header)."""
 
     status: str
-
-    _what = "health"
 
     @property
     def ok(self) -> bool:
         """The server answered ``{"status": "ok"}``."""
         return self.status == "ok"
 
+    @classmethod
+    def from_json(cls, data: object, op: str) -> Health:
+        return cls(status=Fields(data, op, "health").text("status"))
 
-class DeleteAccepted(Record, kw_only=True):
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class DeleteAccepted:
     """A 202 for a session or workspace delete: accepted, purged later in the background."""
 
     message: str | None = None
@@ -392,10 +461,12 @@ class DeleteAccepted(Record, kw_only=True):
     def from_json(cls, data: object, op: str) -> DeleteAccepted:
         if data is None:
             return cls()
-        return cls(message=_Fields(data, op, "delete answer").opt_text("message"))
+        return cls(message=Fields(data, op, "delete answer").opt_text("message"))
 
 
-class MessageCreate(Record):
+# -- inputs ------------------------------------------------------------------------------
+@dataclass(frozen=True, slots=True, init=False)
+class MessageCreate:
     """One message to add. ``configuration`` may hold only ``reasoning`` (server rule)."""
 
     peer_id: str
@@ -409,9 +480,8 @@ class MessageCreate(Record):
     configuration: JSON | None = None
     """Only ``{"reasoning": {...}}`` (refused here otherwise: the server drops the rest)."""
 
-    # Written out, not the Record's generic __init__: memoryd makes one per turn, and
-    # add_messages takes up to 100 (0.43 instead of 0.72 us each). The same parameters,
-    # defaults and errors (tests/unit/test_models.py holds it to the fields).
+    # Written out (init=False above), storing through the slots' setters: the same
+    # parameters and defaults as the fields (tests/unit/test_models.py holds it to them).
     def __init__(
         self,
         peer_id: str,
@@ -420,11 +490,12 @@ class MessageCreate(Record):
         created_at: str | datetime | None = None,
         configuration: JSON | None = None,
     ) -> None:
-        _set_peer_id(self, peer_id)
-        _set_content(self, content)
-        _set_metadata(self, metadata)
-        _set_created_at(self, created_at)
-        _set_configuration(self, configuration)
+        store = _MESSAGE_CREATE_SLOTS
+        store["peer_id"](self, peer_id)
+        store["content"](self, content)
+        store["metadata"](self, metadata)
+        store["created_at"](self, created_at)
+        store["configuration"](self, configuration)
 
     def to_json(self, where: str = "message") -> JSON:
         check_id(self.peer_id, f"{where}.peer_id")
@@ -450,12 +521,11 @@ class MessageCreate(Record):
         return body
 
 
-_set_peer_id, _set_content, _set_metadata, _set_created_at, _set_configuration = (
-    getattr(storage(MessageCreate), name).__set__ for name in MessageCreate.__record__.names
-)
+_MESSAGE_CREATE_SLOTS = _slot_setters(MessageCreate)
 
 
-class ConclusionCreate(Record):
+@dataclass(frozen=True, slots=True)
+class ConclusionCreate:
     """One conclusion to write: what ``observer_id`` concludes about ``observed_id``."""
 
     content: str
@@ -478,3 +548,58 @@ class ConclusionCreate(Record):
         if self.session_id is not None:
             body["session_id"] = check_id(self.session_id, f"{where}.session_id")
         return body
+
+
+def render_batch(
+    items: Iterable[object],
+    kind: type[MessageCreate] | type[ConclusionCreate],
+    what: str,
+    op: str,
+) -> tuple[list[JSON], bool]:
+    """1 to MAX_BATCH items of ``kind``, each rendered (and so checked) as JSON, and
+    whether every one was a plain message (below).
+
+    A plain message (an exact MessageCreate with ASCII content, no DEL, and no metadata,
+    time or configuration: memoryd's usual turn) is rendered here, giving what ``to_json``
+    gives and checking each distinct peer id once per batch; anything else, and every
+    refusal with its message, goes through ``to_json`` itself (tests/unit/test_fast_paths).
+    A batch of plain messages holds only ASCII text other than DEL, so the JSON encoder's
+    faster ASCII mode writes the very same bytes for it.
+    """
+    batch = list(items)
+    if not 1 <= len(batch) <= MAX_BATCH:
+        raise ConfigError(f"{op} takes 1 to {MAX_BATCH} {what}, got {len(batch)}")
+    valid_ids: set[str] = set()
+    rendered = []
+    all_plain = True
+    for i, item in enumerate(batch):
+        if kind is MessageCreate and type(item) is MessageCreate:
+            body = _plain_message(item, valid_ids)
+            if body is not None:
+                rendered.append(body)
+                continue
+        all_plain = False
+        if not isinstance(item, kind):
+            raise ConfigError(f"{what}[{i}] must be a {kind.__name__}")
+        rendered.append(item.to_json(f"{what}[{i}]"))
+    return rendered, all_plain
+
+
+def _plain_message(message: MessageCreate, valid_ids: set[str]) -> JSON | None:
+    """``{"peer_id", "content"}`` for a message that needs no other check, else None."""
+    if message.metadata is not None or message.created_at is not None:
+        return None
+    if message.configuration is not None:
+        return None
+    peer, content = message.peer_id, message.content
+    if type(content) is not str or not content.isascii() or len(content) > MAX_MESSAGE_CHARS:
+        return None
+    if "\x7f" in content:  # ASCII, but written raw by the UTF-8 encoder and escaped by ASCII's
+        return None
+    if type(peer) is not str:
+        return None
+    if peer not in valid_ids:
+        if not ID_PATTERN.fullmatch(peer):
+            return None
+        valid_ids.add(peer)
+    return {"peer_id": peer, "content": content}

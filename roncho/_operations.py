@@ -21,7 +21,6 @@ from typing import Any, Concatenate, Generic, ParamSpec, TypeVar
 from ._checks import (
     MAX_PAGE_SIZE,
     MAX_QUERY_CHARS,
-    check_batch,
     check_filters_body,
     check_finite,
     check_flag,
@@ -36,7 +35,6 @@ from ._checks import (
     check_string,
     check_timestamp,
     check_webhook_url,
-    render_batch,
 )
 from ._decode import decode_list
 from ._errors import ConfigError, DecodeError, StatusError, WebhookLimitError
@@ -56,6 +54,7 @@ from ._models import (
     SessionPeerConfig,
     WebhookEndpoint,
     Workspace,
+    render_batch,
 )
 
 T = TypeVar("T")
@@ -77,10 +76,6 @@ class Scope:
 
     def ws(self, *rest: str) -> str:
         return self.root(self.workspace, *rest)
-
-
-def path_id(value: str, what: str) -> str:
-    return check_id(value, what)
 
 
 def get_or_create(
@@ -286,7 +281,7 @@ def get_or_create_peer(
     return get_or_create(
         "get_or_create_peer",
         scope.ws("peers"),
-        path_id(peer_id, "peer_id"),
+        check_id(peer_id, "peer_id"),
         Peer.from_json,
         fields,
         deadline,
@@ -302,7 +297,7 @@ def update_peer(
     deadline: float | None = None,
 ) -> Call[Peer]:
     """``PUT .../peers/{peer}``: both fields replace wholesale when given."""
-    path = scope.ws("peers", path_id(peer_id, "peer_id"))
+    path = scope.ws("peers", check_id(peer_id, "peer_id"))
     return update("update_peer", path, metadata, configuration, Peer.from_json, deadline)
 
 
@@ -352,7 +347,7 @@ def get_or_create_session(
     return get_or_create(
         "get_or_create_session",
         scope.ws("sessions"),
-        path_id(session_id, "session_id"),
+        check_id(session_id, "session_id"),
         Session.from_json,
         fields,
         deadline,
@@ -368,7 +363,7 @@ def update_session(
     deadline: float | None = None,
 ) -> Call[Session]:
     """``PUT .../sessions/{id}``: metadata replaces; configuration merges top-level keys."""
-    path = scope.ws("sessions", path_id(session_id, "session_id"))
+    path = scope.ws("sessions", check_id(session_id, "session_id"))
     return update("update_session", path, metadata, configuration, Session.from_json, deadline)
 
 
@@ -395,23 +390,18 @@ def list_sessions(
 
 
 def list_session_peers(
-    scope: Scope,
-    session_id: str,
-    *,
-    page: int = 1,
-    size: int = 50,
-    deadline: float | None = None,
+    scope: Scope, session_id: str, *, page: int = 1, size: int = 50, deadline: float | None = None
 ) -> Call[Page[Peer]]:
     """``GET .../sessions/{id}/peers``: active members only."""
     op = "list_session_peers"
-    path = scope.ws("sessions", path_id(session_id, "session_id"), "peers")
+    path = scope.ws("sessions", check_id(session_id, "session_id"), "peers")
     query = tuple(check_paging(page, size, None))
     return Call(op, "GET", path, page_of(op, Peer.from_json), query=query, deadline=deadline)
 
 
 def _peer_config_path(scope: Scope, session_id: str, peer_id: str) -> str:
-    session = path_id(session_id, "session_id")
-    return scope.ws("sessions", session, "peers", path_id(peer_id, "peer_id"), "config")
+    session = check_id(session_id, "session_id")
+    return scope.ws("sessions", session, "peers", check_id(peer_id, "peer_id"), "config")
 
 
 def get_session_peer_config(
@@ -463,7 +453,7 @@ def delete_session(
     which also removes conclusions made in that session.
     """
     op = "delete_session"
-    path = scope.ws("sessions", path_id(session_id, "session_id"))
+    path = scope.ws("sessions", check_id(session_id, "session_id"))
     decode = decoded(op, DeleteAccepted.from_json, allow_empty=True)
     return Call(op, "DELETE", path, decode, write=True, deadline=deadline)
 
@@ -483,7 +473,7 @@ def add_messages(
     """
     op = "add_messages"
     items, ascii_only = render_batch(messages, MessageCreate, "messages", op)
-    path = scope.ws("sessions", path_id(session_id, "session_id"), "messages")
+    path = scope.ws("sessions", check_id(session_id, "session_id"), "messages")
     return Call(
         op,
         "POST",
@@ -510,7 +500,7 @@ def list_messages(
 
     An unknown session gives an empty page, not 404.
     """
-    path = scope.ws("sessions", path_id(session_id, "session_id"), "messages", "list")
+    path = scope.ws("sessions", check_id(session_id, "session_id"), "messages", "list")
     return list_page(
         "list_messages", path, Message.from_json, page, size, reverse, filters, deadline
     )
@@ -545,7 +535,10 @@ def iter_messages(
 
 def _message_path(scope: Scope, session_id: str, message_id: str) -> str:
     return scope.ws(
-        "sessions", path_id(session_id, "session_id"), "messages", path_id(message_id, "message_id")
+        "sessions",
+        check_id(session_id, "session_id"),
+        "messages",
+        check_id(message_id, "message_id"),
     )
 
 
@@ -588,7 +581,7 @@ def create_conclusions(
     the conclusions before sending again.
     """
     op = "create_conclusions"
-    items = check_batch(conclusions, ConclusionCreate, "conclusions", op)
+    items, _ = render_batch(conclusions, ConclusionCreate, "conclusions", op)
     return Call(
         op,
         "POST",
@@ -658,7 +651,7 @@ def delete_conclusion(
     scope: Scope, conclusion_id: str, *, deadline: float | None = None
 ) -> Call[None]:
     """``DELETE .../conclusions/{id}``: 204 with an empty body."""
-    path = scope.ws("conclusions", path_id(conclusion_id, "conclusion_id"))
+    path = scope.ws("conclusions", check_id(conclusion_id, "conclusion_id"))
     return Call("delete_conclusion", "DELETE", path, nothing, write=True, deadline=deadline)
 
 
@@ -702,7 +695,7 @@ def search_peer(
     deadline: float | None = None,
 ) -> Call[tuple[Message, ...]]:
     """``POST .../peers/{id}/search``: the server forces ``peer_id`` into the filters."""
-    path = scope.ws("peers", path_id(peer_id, "peer_id"), "search")
+    path = scope.ws("peers", check_id(peer_id, "peer_id"), "search")
     return _search("search_peer", path, query, limit, filters, deadline)
 
 
@@ -716,7 +709,7 @@ def search_session(
     deadline: float | None = None,
 ) -> Call[tuple[Message, ...]]:
     """``POST .../sessions/{id}/search``: the server forces ``session_id`` into filters."""
-    path = scope.ws("sessions", path_id(session_id, "session_id"), "search")
+    path = scope.ws("sessions", check_id(session_id, "session_id"), "search")
     return _search("search_session", path, query, limit, filters, deadline)
 
 
@@ -795,7 +788,7 @@ def chat(
     body = _chat_body(
         query, target, session_id, reasoning_level, include_evidence, response_format, filters
     )
-    path = scope.ws("peers", path_id(peer_id, "peer_id"), "chat")
+    path = scope.ws("peers", check_id(peer_id, "peer_id"), "chat")
     decode = decoded("chat", ChatAnswer.from_json)
     return Call("chat", "POST", path, decode, body=body, deadline=deadline)
 
@@ -929,7 +922,7 @@ def list_webhooks(
 
 def delete_webhook(scope: Scope, endpoint_id: str, *, deadline: float | None = None) -> Call[None]:
     """``DELETE .../webhooks/{id}``: 204; an unknown id answers 404 (a StatusError)."""
-    path = scope.ws("webhooks", path_id(endpoint_id, "endpoint_id"))
+    path = scope.ws("webhooks", check_id(endpoint_id, "endpoint_id"))
     return Call("delete_webhook", "DELETE", path, nothing, write=True, deadline=deadline)
 
 
@@ -996,12 +989,7 @@ def queue_status(
     query = check_id_query(observer_id=observer_id, sender_id=sender_id, session_id=session_id)
     path = scope.ws("queue", "status")
     return Call(
-        op,
-        "GET",
-        path,
-        decoded(op, QueueStatus.from_json),
-        query=tuple(query),
-        deadline=deadline,
+        op, "GET", path, decoded(op, QueueStatus.from_json), query=tuple(query), deadline=deadline
     )
 
 

@@ -26,11 +26,10 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
+from dataclasses import dataclass
 from typing import Any, Final
 
 from ._errors import ConfigError, DecodeError, RonchoError
-from ._public import publish as _publish
-from ._record import Record
 
 SIGNATURE_HEADER: Final = "X-Honcho-Signature"
 QUEUE_EMPTY: Final = "queue.empty"
@@ -51,7 +50,8 @@ class WebhookPayloadError(WebhookError, DecodeError):
     """The body is correctly signed but is not the event JSON Honcho sends."""
 
 
-class WebhookEvent(Record, kw_only=True):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class WebhookEvent:
     """One delivery. An event type roncho does not know arrives as this class itself.
 
     Attributes:
@@ -68,13 +68,15 @@ class WebhookEvent(Record, kw_only=True):
     data: dict[str, Any]
 
 
-class TestEvent(WebhookEvent, kw_only=True):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TestEvent(WebhookEvent):
     """``test.event``: what ``trigger_webhook_test`` asks the server to send."""
 
     __test__ = False  # not a pytest test class, despite the name
 
 
-class QueueEmptyEvent(WebhookEvent, kw_only=True):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class QueueEmptyEvent(WebhookEvent):
     """``queue.empty``: the deriver finished a work unit and its queue drained.
 
     The server sends one per work unit: ``queue_type`` ``"representation"`` for the
@@ -218,6 +220,3 @@ __all__ = [
     "sign",
     "verify",
 ]
-
-_publish(globals(), __all__)
-del _publish

@@ -6,7 +6,7 @@ Usage::
     python scripts/render_api.py --check    # exit 1 if docs/api.md is stale
 
 The part between ``<!-- BEGIN GENERATED: models -->`` and ``<!-- END GENERATED: models -->``
-is rebuilt from every model ``roncho`` exports (the Record classes of roncho/_models.py, in
+is rebuilt from every model ``roncho`` exports (the dataclasses of roncho/_models.py, in
 the order they are defined there): its docstring, how it is constructed, and each field's
 name, type and default, read by introspection (``dataclasses.fields``); a field's own
 docstring (the string under it in the class body) and the read-only properties are read
@@ -33,7 +33,6 @@ from _generated import update  # noqa: E402
 
 import roncho  # noqa: E402
 from roncho import _models  # noqa: E402
-from roncho._record import Record  # noqa: E402
 
 BEGIN = "<!-- BEGIN GENERATED: models -->"
 END = "<!-- END GENERATED: models -->"
@@ -43,13 +42,13 @@ DEFAULT_DOC = REPO / "docs" / "api.md"
 ALIASES = {"JSON": "dict[str, Any]"}
 
 
-def models() -> list[type[Record]]:
-    """The public Record classes, in the order _models defines them (resources, then inputs)."""
+def models() -> list[type[Any]]:
+    """The public dataclasses, in the order _models defines them (resources, then inputs)."""
     public = set(roncho.__all__)
     return [
         value
         for name, value in vars(_models).items()
-        if name in public and isinstance(value, type) and issubclass(value, Record)
+        if name in public and isinstance(value, type) and dataclasses.is_dataclass(value)
     ]
 
 
@@ -93,24 +92,24 @@ def cell(text: str) -> str:
     return text.replace("|", "\\|").replace("\n", " ")
 
 
-def render_model(cls: type[Record]) -> list[str]:
-    spec = cls.__record__
+def render_model(cls: type[Any]) -> list[str]:
+    fields = dataclasses.fields(cls)
     generic = getattr(cls, "__parameters__", ())
     title = cls.__name__ + (f"[{', '.join(p.__name__ for p in generic)}]" if generic else "")
     lines = [f"### `{title}`", ""]
     lines += [inspect.cleandoc(cls.__doc__ or ""), ""]
-    if spec.kw_only:
+    if all(f.kw_only for f in fields):
         lines += ["Built with keyword arguments only.", ""]
     else:
         lines += [
             "Built with positional or keyword arguments, in this order: "
-            + ", ".join(f"`{name}`" for name in spec.names)
+            + ", ".join(f"`{f.name}`" for f in fields)
             + ".",
             "",
         ]
     docs = field_docs(cls)
     lines += ["| field | type | default | note |", "|---|---|---|---|"]
-    for f in dataclasses.fields(cls):
+    for f in fields:
         lines.append(
             f"| `{f.name}` | `{cell(spell(str(f.type)))}` | {cell(default_of(f))} "
             f"| {cell(docs.get(f.name, ''))} |"

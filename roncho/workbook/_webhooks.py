@@ -29,8 +29,8 @@ from datetime import datetime
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+from .._checks import parse_timestamp
 from .._client import Client
-from .._decode import parse_timestamp
 from .._errors import RonchoError
 from .._models import MessageCreate
 from ..webhooks import QueueEmptyEvent, WebhookError, verify

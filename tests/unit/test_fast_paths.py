@@ -1,8 +1,10 @@
-"""The speed-ups must not change results: the Message fast path against the checked path,
-and a Response handing its body over exactly once."""
+"""The speed-ups must not change results: Message's decoder against one read through
+``Fields`` and built by the constructor, the plain-message batch against ``to_json``, and a
+Response handing its body over exactly once."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from typing import Any
 
@@ -11,9 +13,11 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from roncho import ConfigError, DecodeError, Message, MessageCreate
-from roncho._checks import check_batch, check_json, check_metadata, render_batch
+from roncho._checks import check_json, check_metadata
+from roncho._decode import Fields
 from roncho._exchange import Response, encode_json
 from roncho._http import ResponseHead
+from roncho._models import ConclusionCreate, render_batch
 
 FIELDS = (
     "id",
@@ -35,13 +39,20 @@ values = st.one_of(
 )
 
 
-class _NotPlainDict(dict[str, Any]):
-    """The fast path takes only exact dicts, so this sends a body down the checked path."""
-
-
 def checked(data: dict[str, Any]) -> Message:
-    """What Message.from_json's own checked path builds from the same fields."""
-    return Message.from_json(_NotPlainDict(data), "op")
+    """The reference: each field read through Fields (the reads every other model's
+    decoder uses), in field order, and the message built by its own constructor."""
+    f = Fields(data, "op", "message")
+    return Message(
+        id=f.text("id"),
+        content=f.text("content"),
+        peer_id=f.text("peer_id"),
+        session_id=f.text("session_id"),
+        created_at=f.text("created_at"),
+        metadata=f.opt_obj("metadata"),
+        workspace_id=f.opt_text("workspace_id"),
+        token_count=f.opt_integer("token_count"),
+    )
 
 
 text = st.text(max_size=8)
@@ -59,7 +70,7 @@ anything = st.fixed_dictionaries({}, optional={name: values for name in FIELDS})
 
 
 @given(well_formed | anything)
-def test_message_fast_path_agrees_with_checked_path(data: dict[str, Any]) -> None:
+def test_message_decoder_agrees_with_the_checked_reads(data: dict[str, Any]) -> None:
     try:
         expected: Message | DecodeError = checked(data)
     except DecodeError as exc:
@@ -75,7 +86,7 @@ def test_message_fast_path_agrees_with_checked_path(data: dict[str, Any]) -> Non
         assert got == expected
 
 
-def test_message_fast_path_result_is_still_frozen() -> None:
+def test_message_decoded_is_still_frozen() -> None:
     message = Message.from_json(
         {
             "id": "m",
@@ -90,6 +101,16 @@ def test_message_fast_path_result_is_still_frozen() -> None:
     assert message.metadata == {} and message.token_count is None
     with pytest.raises(AttributeError):
         message.content = "changed"  # type: ignore[misc]
+
+
+def test_message_decoder_sets_every_field() -> None:
+    """It fills a blank slot by slot, so a field it forgot would raise AttributeError when
+    read: every field must be set, also from the smallest body."""
+    body = {"id": "m", "content": "c", "peer_id": "p", "session_id": "s", "created_at": "t"}
+    message = Message.from_json(body, "op")
+    assert [getattr(message, f.name) for f in dataclasses.fields(Message)] == [
+        "m", "c", "p", "s", "t", {}, None, None,
+    ]  # fmt: skip
 
 
 def test_response_hands_its_body_over_once() -> None:
@@ -190,7 +211,7 @@ def test_plain_message_fast_path_agrees_with_to_json(batch: list[MessageCreate])
     """The same bodies, or the same refusal (the fast path hands refusals to to_json)."""
     expected = _slow_batch(batch)
     try:
-        got: list[dict[str, Any]] | str = check_batch(batch, MessageCreate, "messages", "op")
+        got: list[dict[str, Any]] | str = render_batch(batch, MessageCreate, "messages", "op")[0]
     except ConfigError as exc:
         got = str(exc)
     assert got == expected
@@ -221,3 +242,9 @@ def test_only_printable_or_escaped_ascii_takes_the_ascii_encoder(content: str) -
     assert encode_json(body).decode("utf-8") == json.dumps(
         body, ensure_ascii=False, separators=(",", ":")
     )
+
+
+def test_a_message_in_a_batch_of_conclusions_is_refused() -> None:
+    """The plain-message path serves message batches only."""
+    with pytest.raises(ConfigError, match=r"^conclusions\[0\] must be a ConclusionCreate$"):
+        render_batch([MessageCreate("alice", "hi")], ConclusionCreate, "conclusions", "op")

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import importlib.util
 import inspect
+import pydoc
 import subprocess
 import sys
 import textwrap
@@ -49,10 +50,14 @@ def test_the_source_of_a_method_is_the_method_that_runs() -> None:
     for cls, keyword in ((roncho.Client, "def"), (AsyncClient, "async def")):
         source = inspect.getsource(cls.get_or_create_peer)
         assert source.lstrip().startswith(f"{keyword} get_or_create_peer(")
-        assert "ops.get_or_create_peer(self._scope, peer_id" in source
+        assert "ops.get_or_create_peer(" in source
+        assert "self._scope, peer_id, metadata, configuration, deadline=deadline" in source
         assert cls.get_or_create_peer.__code__.co_name == "get_or_create_peer"
         shown = str(inspect.signature(cls.get_or_create_peer))
         assert shown.startswith("(self, peer_id: 'str', metadata: ")
+        page = pydoc.render_doc(cls.get_or_create_peer, renderer=pydoc.plaintext)
+        assert "get_or_create_peer(" in page and "peer_id: 'str'" in page
+        assert "Given metadata or configuration replace the stored ones" in page
 
 
 def test_the_generated_methods_are_up_to_date() -> None:

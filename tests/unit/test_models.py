@@ -1,4 +1,4 @@
-"""Models: decoding realistic Honcho bodies (reference §3, §7) and checking inputs.
+"""Models: decoding realistic Honcho bodies and checking inputs.
 
 Decoding takes only the fields memoryd relies on, ignores the rest, and turns every
 missing or mistyped field into a DecodeError naming the operation and the field.
@@ -8,9 +8,14 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import inspect
 import json
 import math
+import pickle
 import re
+import subprocess
+import sys
+import textwrap
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta, timezone
 from typing import Any
@@ -35,6 +40,8 @@ from roncho import (
     QueueStatus,
     Session,
     SessionPeerConfig,
+    SessionQueueStatus,
+    WebhookEndpoint,
     Workspace,
     parse_timestamp,
 )
@@ -44,8 +51,9 @@ from roncho._checks import (
     MAX_METADATA_DEPTH,
     MAX_METADATA_KEYS,
 )
-from roncho._models import decode_list
+from roncho._decode import decode_list
 
+MYPY_TIMEOUT = 120  # seconds; a cold mypy run on a shared machine
 WHEN = "2026-11-30T12:00:00.123456Z"
 NANO = "V1StGXR8_Z5jdHi6B-myT"  # a 21-character nanoid, as the server makes
 
@@ -65,7 +73,7 @@ SESSION = {
     "configuration": {"reasoning": {"enabled": False}},
     "created_at": WHEN,
 }
-MESSAGE = {  # no "role": the server has none (reference O4, §7)
+MESSAGE = {  # no "role": the server sends none
     "id": NANO,
     "content": "I moved to Lisbon last spring.",
     "peer_id": "alice",
@@ -732,38 +740,228 @@ def test_parse_timestamp_refused(text: object) -> None:
         parse_timestamp(text)  # type: ignore[arg-type]
 
 
-def test_every_field_a_model_reads_by_annotation_has_a_reader() -> None:
-    """A model on ``_Decoded`` reads each field by its annotation (``_decode.reader_of``);
-    an annotation with no reader would only fail when such an answer arrived."""
-    from roncho import _models
-    from roncho._decode import reader_of
-
-    seen = []
-    pending = list(_models._Decoded.__subclasses__())
-    while pending:
-        cls = pending.pop()
-        pending += cls.__subclasses__()
-        seen.append(cls.__name__)
-        for f in cls.__record__.fields:
-            if f.name not in cls._given:  # those its decoder sets itself
-                assert reader_of(f.annotation, bool(f.how)), (cls, f.name)
-    assert {"Message", "Conclusion", "Peer", "Session", "Workspace", "Health"} <= set(seen)
+def test_every_field_a_decoded_model_declares_is_read_from_the_answer() -> None:
+    """Each decoder is written out, so a field it forgot to read would quietly keep its
+    default: from a body that carries every field, every field comes from the body."""
+    bodies: list[tuple[Any, dict[str, Any]]] = [
+        (Workspace, WORKSPACE),
+        (Peer, PEER),
+        (Session, {**SESSION, "is_active": False}),
+        (Message, MESSAGE),
+        (Conclusion, {**CONCLUSION, "session_id": "s1", "source_ids": ["d" * 21]}),
+        (EvidenceMessage, EVIDENCE["messages"][0]),
+        (Health, {"status": "ok"}),
+        (QueueStatus, {**QUEUE_BUSY, "sessions": {}}),
+        (DeleteAccepted, {"message": "accepted"}),
+        (ChatAnswer, {"content": "x"}),
+        (SessionPeerConfig, {"observe_me": True, "observe_others": False}),
+    ]
+    for cls, body in bodies:
+        model = cls.from_json(copy.deepcopy(body), "op")
+        for f in dataclasses.fields(cls):
+            if f.name in ("created", "evidence"):  # given by the caller; decoded apart
+                continue
+            sent = body[f.name]
+            assert getattr(model, f.name) == (tuple(sent) if isinstance(sent, list) else sent), (
+                cls.__name__,
+                f.name,
+            )
+    entry = QueueStatus.from_json(QUEUE_BUSY, "op").sessions[NANO]
+    for f in dataclasses.fields(entry):
+        assert getattr(entry, f.name) == QUEUE_BUSY["sessions"][NANO][f.name]
 
 
 def test_message_create_init_written_out_matches_its_fields() -> None:
     """MessageCreate's __init__ is written by hand for speed; it must take exactly its
     fields, in order, with their defaults, and set every one."""
-    import inspect
-
-    from roncho import MessageCreate
-
     parameters = list(inspect.signature(MessageCreate.__init__).parameters.values())[1:]
-    fields = MessageCreate.__record__.fields
+    fields = dataclasses.fields(MessageCreate)
     assert [p.name for p in parameters] == [f.name for f in fields]
     for p, f in zip(parameters, fields, strict=True):
         assert p.kind is inspect.Parameter.POSITIONAL_OR_KEYWORD
-        assert p.default is (inspect.Parameter.empty if not f.how else f.default)
+        assert p.default is (
+            inspect.Parameter.empty if f.default is dataclasses.MISSING else f.default
+        )
     full = MessageCreate("alice", "hi", {"k": 1}, "2026-12-01T00:00:00Z", {"reasoning": {}})
     assert [getattr(full, f.name) for f in fields] == [
         "alice", "hi", {"k": 1}, "2026-12-01T00:00:00Z", {"reasoning": {}},
     ]  # fmt: skip
+
+
+# -- every model is a standard frozen dataclass ----------------------------------------------
+SAMPLES: list[Any] = [
+    Workspace(id="w", metadata={"k": 1}, created=True),
+    Peer(id="alice", workspace_id="w"),
+    Session(id="s", is_active=False),
+    SessionPeerConfig(observe_me=True),
+    Message.from_json(MESSAGE, "op"),
+    Conclusion.from_json(CONCLUSION, "op"),
+    Page(items=(Peer(id="a"),), total=1, page=1, size=50, pages=1),
+    EvidenceMessage(id=NANO),
+    Evidence.from_json(EVIDENCE, "op"),
+    ChatAnswer(content="x"),
+    ChatChunk(content="x", done=True),
+    QueueStatus.from_json(QUEUE_BUSY, "op"),
+    SessionQueueStatus(
+        session_id="s",
+        total_work_units=1,
+        completed_work_units=0,
+        in_progress_work_units=0,
+        pending_work_units=1,
+    ),
+    Health(status="ok"),
+    DeleteAccepted(message="accepted"),
+    MessageCreate("alice", "hello", metadata={"k": [1]}),
+    ConclusionCreate("likes tea", "alice", "bob", session_id="s1"),
+    WebhookEndpoint.from_json(
+        {"id": NANO, "url": "http://localhost:9/h", "workspace_id": "w"}, "op", True
+    ),
+]
+
+
+def test_models_samples_cover_every_public_model() -> None:
+    import roncho
+
+    public = {
+        name
+        for name in roncho.__all__
+        if isinstance(getattr(roncho, name), type)
+        and dataclasses.is_dataclass(getattr(roncho, name))
+    }
+    assert {type(s).__name__ for s in SAMPLES} == public
+
+
+@pytest.mark.parametrize("model", SAMPLES, ids=lambda m: type(m).__name__)
+def test_models_are_frozen_dataclasses(model: Any) -> None:
+    cls = type(model)
+    assert dataclasses.is_dataclass(cls)
+    names = [f.name for f in dataclasses.fields(cls)]
+    values = [getattr(model, name) for name in names]
+    assert (
+        repr(model)
+        == f"{cls.__name__}({', '.join(f'{n}={v!r}' for n, v in zip(names, values, strict=True))})"
+    )
+    with pytest.raises(
+        dataclasses.FrozenInstanceError, match=f"cannot assign to field '{names[0]}'"
+    ):
+        setattr(model, names[0], None)
+    with pytest.raises(dataclasses.FrozenInstanceError, match=f"cannot delete field '{names[0]}'"):
+        delattr(model, names[0])
+    if cls is not Page:  # see the comment above Page in roncho/_models.py
+        assert not hasattr(model, "__dict__")
+    assert getattr(model, names[0]) == values[0]
+
+
+@pytest.mark.parametrize("model", SAMPLES, ids=lambda m: type(m).__name__)
+def test_models_compare_copy_and_pickle_by_their_fields(model: Any) -> None:
+    cls = type(model)
+    same = dataclasses.replace(model)
+    assert same == model and same is not model and type(same) is cls
+    assert model != object() and model != dataclasses.astuple(model)
+    for protocol in range(pickle.HIGHEST_PROTOCOL + 1):
+        clone = pickle.loads(pickle.dumps(model, protocol))
+        assert clone == model and type(clone) is cls
+    assert copy.deepcopy(model) == model and copy.copy(model) == model
+
+
+def test_models_hash_by_fields_and_a_dict_field_makes_them_unhashable() -> None:
+    a = ConclusionCreate("x", "alice", "bob")
+    assert hash(a) == hash(ConclusionCreate("x", "alice", "bob"))
+    assert len({a, ConclusionCreate("x", "alice", "bob"), ConclusionCreate("y", "a", "b")}) == 2
+    assert a != ConclusionCreate("x", "alice", "carol")
+    with pytest.raises(TypeError, match="unhashable"):
+        hash(Message.from_json(MESSAGE, "op"))  # metadata is a dict
+
+
+def test_models_replace_checks_again() -> None:
+    config = SessionPeerConfig(observe_me=True)
+    assert dataclasses.replace(config, observe_others=False) == SessionPeerConfig(
+        observe_me=True, observe_others=False
+    )
+    with pytest.raises(ConfigError):
+        dataclasses.replace(config, observe_me=1)
+    with pytest.raises(TypeError, match="content"):
+        dataclasses.replace(MessageCreate("a", "b"), contents="c")
+    created = dataclasses.replace(MessageCreate("a", "b"), content="c", created_at=WHEN)
+    assert created == MessageCreate("a", "c", created_at=WHEN)
+
+
+def test_models_default_factory_gives_each_its_own_dict() -> None:
+    one, two = Workspace(id="w"), Workspace(id="w")
+    assert one.metadata == {} and one.metadata is not two.metadata
+
+
+def test_models_signature_and_match_args() -> None:
+    assert str(inspect.signature(EvidenceMessage)) == (
+        "(*, id: 'str', session_id: 'str | None' = None, peer_id: 'str | None' = None, "
+        "created_at: 'str | None' = None) -> None"
+    )
+    assert ConclusionCreate.__match_args__ == (
+        "content",
+        "observer_id",
+        "observed_id",
+        "session_id",
+    )
+    assert Message.__match_args__ == ()
+    match ConclusionCreate("x", "alice", "bob"):
+        case ConclusionCreate(content, observer):
+            assert (content, observer) == ("x", "alice")
+        case _:
+            pytest.fail("a model did not match its own positional pattern")
+
+
+def test_models_generic_page_builds_through_its_alias() -> None:
+    assert Page[int](items=(1,), total=1, page=1, size=1, pages=1) == Page(
+        items=(1,), total=1, page=1, size=1, pages=1
+    )
+
+
+_TYPED_USE = textwrap.dedent(
+    """
+    from roncho import Message, MessageCreate, Page, Workspace
+
+    workspace = Workspace(id="w")
+    reveal_type(workspace.metadata)
+    reveal_type(Page(items=(workspace,), total=1, page=1, size=1, pages=1))
+    MessageCreate("peer", "hello", metadata={"k": 1})
+    workspace.id = "x"
+    Workspace("w")
+    Message(id="m")
+    MessageCreate(peer_id=1, content="c")
+    """
+)
+
+
+def test_models_look_like_frozen_dataclasses_to_mypy(tmp_path: Any) -> None:
+    """Typed fields, the constructor's parameters (keyword-only where declared), and
+    assignment refused, as a type checker sees them."""
+    pytest.importorskip("mypy")
+    snippet = tmp_path / "use.py"
+    snippet.write_text(_TYPED_USE)
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "mypy",
+            "--strict",
+            "--no-incremental",
+            "--cache-dir",
+            str(tmp_path / "cache"),
+            str(snippet),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=MYPY_TIMEOUT,
+    )
+    text = out.stdout.replace("builtins.", "")  # older mypy spells dict as builtins.dict
+    lines = [line.split(": ", 1)[1] for line in text.splitlines() if ": " in line]
+    assert lines[:2] == [
+        'note: Revealed type is "dict[str, Any]"',
+        'note: Revealed type is "roncho._models.Page[roncho._models.Workspace]"',
+    ]
+    errors = "\n".join(lines[2:])
+    assert 'Property "id" defined in "Workspace" is read-only' in errors
+    assert 'Too many positional arguments for "Workspace"' in errors
+    assert 'Missing named argument "content" for "Message"' in errors
+    assert 'Argument "peer_id" to "MessageCreate" has incompatible type "int"' in errors
+    assert "use.py:7" not in out.stdout  # positional MessageCreate is fine

@@ -157,13 +157,13 @@ def test_request_sent_says_whether_the_server_may_have_it(
             if failure.script == "blackhole":
                 address = ("127.0.0.1", refusing.port)
                 monkeypatch.setattr(
-                    roncho._transport,
-                    "_resolve",
+                    roncho._network,
+                    "resolve",
                     lambda h, p: [(socket.AF_INET, socket.SOCK_STREAM, 6, "", address)],
                 )
                 kind = client_class(blackholed())
             elif failure.script == "unresolved":
-                monkeypatch.setattr(roncho._transport, "_resolve", _unresolvable)
+                monkeypatch.setattr(roncho._network, "resolve", _unresolvable)
             with pytest.raises(roncho.RonchoError) as caught:
                 call(kind(url, "w", **options), **dict(failure.kwargs))
             monkeypatch.undo()
@@ -190,7 +190,7 @@ def stamped(batch: Sequence[roncho.MessageCreate], sync_id: str) -> list[roncho.
 def landed(client: roncho.Client, session_id: str, sync_id: str) -> tuple[roncho.Message, ...]:
     """The messages of one batch that the server holds (a batch is at most 100 messages)."""
     page = client.list_messages(
-        session_id, size=roncho._client.MAX_PAGE_SIZE, filters={"metadata": {"sync_id": sync_id}}
+        session_id, size=roncho._checks.MAX_PAGE_SIZE, filters={"metadata": {"sync_id": sync_id}}
     )
     return page.items
 
