@@ -35,12 +35,17 @@ deriver timing (`deriver_delay`, `enqueue_delay`), its batching gate (`batch_tok
 `workspace_chat=False` for a server without `POST /v3/workspaces/{w}/chat`, and `version`
 (`"3.2.0"`, the default, or `"3.0.12"`): the Honcho version to imitate where versions differ
 (`PROFILES`, docs/emulator-profiles.md).
-`fake.faults` holds one-shot faults (`slow_next`, `fail_next`, `stall_stream_next`,
-`close_mid_body_next`); `fake.requests` records every request (Authorization redacted);
-`fake.deriver_log()` tells which gate (`tokens`, `age`, `flush`) released each queue item.
+`fake.faults` holds fault rules (`fake.faults.add(method=, route=, nth=, probability=,
+latency=Latency.lognormal(...), status=, stream="split_utf8", ...)`, docs/emulator.md) and the
+one-shot switches (`slow_next`, `fail_next`, `stall_stream_next`, `close_mid_body_next`);
+`fake.requests` records every request (Authorization redacted);
+`fake.deriver_log()` tells which gate (`tokens`, `age`, `flush`) released each queue item;
+with `deriver="manual"` nothing is derived until `fake.deriver.step()`.
+`fake.export_state()` / `fake.restore_state(snapshot)` save and load all state as versioned
+JSON (a snapshot of another roncho version is refused with `SnapshotError`).
 
-Behaviour follows the reference of the project (observed 3.2.0 / 3.0.12 server where it was
-observed, else the 3.0.12 source): 201/200 get-or-create, 202 deletes with background purge,
+Behaviour follows the real server (observed 3.2.0 / 3.0.12 servers where they were observed,
+else the 3.0.12 source): 201/200 get-or-create, 202 deletes with background purge,
 409 workspace delete with active sessions, 405 message delete, 204 conclusion delete with a JSON
 content type, FastAPI's 422 list shape for body errors and Honcho's string shape for filter
 errors, 401 for every auth failure.
@@ -81,18 +86,24 @@ Where the emulator differs from the real server:
 from __future__ import annotations
 
 from ._deriver import DeriverRecord
+from ._faults import FaultRule, Faults, Latency, RuleState
 from ._options import Options
 from ._profiles import PROFILES, Profile
-from ._server import FakeHoncho, Faults, RecordedRequest
+from ._server import FakeHoncho, RecordedRequest
+from ._snapshot import SnapshotError
 
 __all__ = [
     "PROFILES",
     "DeriverRecord",
     "FakeHoncho",
+    "FaultRule",
     "Faults",
+    "Latency",
     "Options",
     "Profile",
     "RecordedRequest",
+    "RuleState",
+    "SnapshotError",
 ]
 
 for _name in __all__:  # tracebacks and reprs say roncho.testing.FakeHoncho

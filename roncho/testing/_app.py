@@ -1,7 +1,7 @@
 """The emulated server behind the sockets: `App.dispatch(request) -> Response`.
 
 It matches the route the way Starlette does (first full match wins; a path match with another
-method is 405; otherwise 404), checks the key when auth is on (reference §2), then runs the
+method is 405; otherwise 404), checks the key when auth is on, then runs the
 handler. The routes come from `_routes` (HTTP glue), the state rules from `_backends`;
 handlers hold the store lock while they read or change state and never sleep holding it.
 """
@@ -12,10 +12,10 @@ import re
 import time
 from collections.abc import Callable, Mapping
 
-from . import _auth
-from ._backends import sessions
+from . import _auth, _snapshot
+from ._backends import scopes, sessions, workspaces
 from ._backends.webhooks import Webhooks
-from ._common import ApiError, not_found
+from ._common import ApiError, JsonDict, not_found
 from ._deriver import Deriver
 from ._options import Options
 from ._routes import all_routes
@@ -98,3 +98,31 @@ class App:
     def _is_member(self, w: str, s: str, peer: str) -> bool:
         with self.store.lock:
             return sessions.is_member(self.store, w, s, peer)
+
+    def export_state(self) -> JsonDict:
+        """A versioned JSON snapshot of every workspace and the deriver log (`_snapshot`)."""
+        with self.store.lock:
+            return _snapshot.export(
+                self.store.workspaces, self.store.seq, self.deriver.log(), self.options.version
+            )
+
+    def restore_state(self, snapshot: object) -> None:
+        """Replace all state by a snapshot's; purges and backfills that were waiting are
+        scheduled again. Raises `SnapshotError` (nothing changed) if it cannot be restored."""
+        restored, seq, log = _snapshot.restore(snapshot)
+        delay = self.options.purge_delay
+        with self.store.changed:
+            self.store.replace(restored, seq)
+            self.deriver.restart_from(log)
+            for ws in restored.values():
+                if ws.deleting:
+                    workspaces.schedule_purge(self.store, self.deriver, ws, delay)
+                for session in ws.sessions.values():
+                    if not session.is_active:
+                        sessions.schedule_purge(ws, session, self.deriver, delay)
+                for scope in ws.scopes.values():
+                    if any(job.get("state") == "pending" for job in scope.backfill.values()):
+                        scopes.schedule_backfill(
+                            ws, scope, self.deriver, self.options.deriver_delay
+                        )
+            self.store.changed.notify_all()

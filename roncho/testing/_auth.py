@@ -1,4 +1,4 @@
-"""HS256 JWTs and the authorization rules of reference §2, with stdlib hmac/base64/json.
+"""HS256 JWTs and Honcho's authorization rules, with stdlib hmac/base64/json.
 
 A key's claims: `t` (creation time), `ad` (admin), `w`, `p`, `s` (workspace, peer, session
 names), optional `exp` (ISO string). Authorization goes by the narrowest claim:
@@ -26,7 +26,7 @@ NOT_PERMITTED = "JWT not permissioned for this resource"
 
 @dataclass(frozen=True, slots=True)
 class Claims:
-    """Decoded key claims; empty strings already turned into None (reference §2)."""
+    """Decoded key claims; empty strings already turned into None."""
 
     admin: bool
     workspace: str | None

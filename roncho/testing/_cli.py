@@ -3,7 +3,8 @@
 For programs that cannot import Python: start it, read the one JSON line it prints on stdout
 once it listens (`{"url": ..., "port": ..., ...}`), test against the URL, send SIGTERM or
 SIGINT. It listens on loopback unless `--allow-remote` is given with a non-loopback `--host`,
-keeps all state in memory, and writes nothing except the key file it is told to write.
+keeps all state in memory (starting from `--state FILE` if given), and writes nothing except
+the key file it is told to write.
 A bad flag or an address in use gives one line on stderr and a non-zero exit.
 """
 
@@ -127,6 +128,11 @@ def build_parser() -> argparse.ArgumentParser:
                 help="write the admin key to FILE (mode 0600) instead of printing it in the "
                 "ready line",
             )
+    groups["server behaviour"].add_argument(
+        "--state",
+        metavar="FILE",
+        help="start from the state snapshot in FILE (as GET /_fake/state answers it)",
+    )
     parser.add_argument(
         "--control",
         action="store_true",
@@ -187,6 +193,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     except OSError as error:
         reason = error.strerror or str(error)
         return _fail(f"cannot listen on {host}:{args.port}: {reason}")
+    if args.state is not None:
+        try:
+            with open(args.state, encoding="utf-8") as handle:
+                fake.restore_state(json.load(handle))
+        except (OSError, ValueError) as error:
+            fake.close()
+            reason = getattr(error, "strerror", None) or str(error)
+            return _fail(f"cannot load --state {args.state}: {reason}")
     stop = threading.Event()
 
     def on_signal(signum: int, frame: FrameType | None) -> None:

@@ -1,7 +1,7 @@
 """Small shared pieces of the emulator: ids, clocks, token estimate, the API error type.
 
 Everything the route handlers raise to become a non-2xx answer is an `ApiError`; the HTTP layer
-turns it into `{"detail": ...}`. The two 422 shapes of the real server (reference §1.6) are both
+turns it into `{"detail": ...}`. The two 422 shapes of the real server are both
 made here: `validation_error` builds FastAPI's list form, `ApiError(422, "text")` the string form.
 """
 
@@ -12,11 +12,11 @@ import secrets
 from datetime import UTC, date, datetime
 from typing import Any
 
-# Reference §1.2: the id pattern enforced on create bodies, 1-512 characters.
+# The id pattern the server enforces on create bodies, 1-512 characters.
 ID_PATTERN = re.compile(r"^[A-Za-z0-9_-]{1,512}$")
 ID_PATTERN_TEXT = "^[a-zA-Z0-9_-]+$"
 _NANOID_ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-"
-# Reference §1.2: server-made ids are 21-character nanoids.
+# Server-made ids are 21-character nanoids.
 NANOID_LENGTH = 21
 
 JsonDict = dict[str, Any]
@@ -46,7 +46,7 @@ def estimate_tokens(content: str) -> int:
 
 
 def parse_datetime(text: str) -> datetime | None:
-    """ISO-8601 datetime or bare date; naive values are UTC (reference §1.4). None if unparsable."""
+    """ISO-8601 datetime or bare date; naive values are UTC. None if unparsable."""
     raw = text.strip()
     if raw.endswith(("Z", "z")):
         raw = raw[:-1] + "+00:00"

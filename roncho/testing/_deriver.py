@@ -1,8 +1,8 @@
 """The simulated deriver: one background thread per emulator.
 
 Strategy: the message route calls `Deriver.enqueue` (under the store lock) which writes queue
-items with the configuration resolved and frozen at that moment (reference §4.2). The thread
-wakes every `TICK` seconds (or when notified) and, under the lock:
+items with the configuration resolved and frozen at that moment. The thread wakes every `TICK`
+seconds (or when notified) and, under the lock:
 
 1. runs timed jobs that are due (session and workspace purges);
 2. for each (workspace, session, sender) group of visible pending representation items, opens
@@ -11,6 +11,10 @@ wakes every `TICK` seconds (or when notified) and, under the lock:
    in_progress. Summary items are claimed at once ("immediate");
 3. completes in_progress items `deriver_delay` after their claim: one `explicit` conclusion per
    message and observer, `"<sender> said: <first 200 chars>"`, then marks them completed.
+
+With `deriver="manual"` the thread runs only step 1: queue items wait until `step()` (or
+`POST /_fake/deriver/step`) claims and completes them at once, one batch per (session,
+sender) group, the gate recorded as the one that would have opened, else `"manual"`.
 """
 
 from __future__ import annotations
@@ -29,7 +33,7 @@ from ._state import Conclusion, Message, QueueItem, Session, Store, Workspace
 
 # How often the thread re-checks the age gate and due completions when nothing wakes it.
 TICK = 0.01
-# Reference §4.2: a summary item every 20 messages (short) and 60 (long) by default.
+# Honcho's defaults: a summary item every 20 messages (short) and 60 (long).
 DEFAULT_SHORT_SUMMARY_EVERY = 20
 DEFAULT_LONG_SUMMARY_EVERY = 60
 # The deriver's conclusions quote at most this much of the message.
@@ -60,7 +64,7 @@ def reasoning_enabled(message: Message, session: Session, ws: Workspace) -> bool
         if isinstance(reasoning, dict) and isinstance(reasoning.get("enabled"), bool):
             return bool(reasoning["enabled"])
         if index == 0:
-            continue  # legacy keys are dropped at message level (reference §4.2)
+            continue  # the server drops legacy keys at message level
         legacy = config.get("deriver")
         if isinstance(legacy, dict) and isinstance(legacy.get("enabled"), bool):
             return bool(legacy["enabled"])
@@ -129,6 +133,12 @@ class Deriver:
     def log(self) -> list[DeriverRecord]:
         with self._store.lock:
             return list(self._log)
+
+    def restart_from(self, log: list[DeriverRecord]) -> None:
+        """Forget timed jobs and take `log` as the record so far (a restored snapshot;
+        the caller holds the lock and schedules the restored state's jobs again)."""
+        self._jobs.clear()
+        self._log = list(log)
 
     def schedule(self, delay: float, job: Callable[[], None]) -> None:
         """Run `job` under the store lock `delay` seconds from now."""
@@ -199,25 +209,62 @@ class Deriver:
         while self._jobs and self._jobs[0][0] <= now:
             _, _, job = heapq.heappop(self._jobs)
             job()
+        if self._options.manual_deriver:
+            return
         for ws in list(self._store.workspaces.values()):
             self._claim(ws, now)
             self._complete(ws, now)
 
-    def _claim(self, ws: Workspace, now: float) -> None:
+    def step(self, batches: int | None = None) -> list[DeriverRecord]:
+        """Derive now: claim pending queue items (visible or not) and complete them at once.
+
+        Args:
+            batches: at most this many (session, sender) batches; None for all. Summary items
+                of the workspaces reached are always taken.
+
+        Returns:
+            The records of the items completed by this step, in completion order.
+        """
+        if batches is not None and (isinstance(batches, bool) or batches < 1):
+            raise ValueError(f"batches must be an int >= 1 or None, got {batches!r}")
+        with self._store.changed:
+            now = time.monotonic()
+            first = len(self._log)
+            budget = batches
+            for ws in list(self._store.workspaces.values()):
+                if budget == 0:
+                    break
+                budget = self._claim(ws, now, budget=budget, manual=True)
+                self._complete(ws, now, manual=True)
+            self._store.changed.notify_all()
+            return self._log[first:]
+
+    def _claim(
+        self, ws: Workspace, now: float, *, budget: int | None = None, manual: bool = False
+    ) -> int | None:
+        """Open the gates that may open (all of them when `manual`, up to `budget` batches);
+        returns the budget left."""
         groups: dict[tuple[str, str], list[QueueItem]] = {}
         for item in ws.open_items:
-            if item.state != "pending" or item.visible_at > now:
+            if item.state != "pending" or (item.visible_at > now and not manual):
                 continue
             if item.task == "summary":
                 item.state, item.gate, item.claimed_at = "in_progress", "immediate", now
                 continue
             groups.setdefault((item.session_name, item.sender or ""), []).append(item)
         for items in groups.values():
+            if budget == 0:
+                break
             gate = self._gate(items, now)
+            if gate is None and manual:
+                gate = "manual"
             if gate is None:
                 continue
             for item in items:
                 item.state, item.gate, item.claimed_at = "in_progress", gate, now
+            if budget is not None:
+                budget -= 1
+        return budget
 
     def _gate(self, items: list[QueueItem], now: float) -> str | None:
         if self._options.flush:
@@ -228,7 +275,7 @@ class Deriver:
             return "age"
         return None
 
-    def _complete(self, ws: Workspace, now: float) -> None:
+    def _complete(self, ws: Workspace, now: float, *, manual: bool = False) -> None:
         finished = False
         done: set[tuple[str, str, str | None]] = set()
         # Items finishing on one tick are one deriver batch, written in one transaction:
@@ -237,7 +284,7 @@ class Deriver:
         for item in ws.open_items:
             if item.state != "in_progress" or item.claimed_at is None:
                 continue
-            if now - item.claimed_at < self._options.deriver_delay:
+            if now - item.claimed_at < self._options.deriver_delay and not manual:
                 continue
             if item.task == "representation":
                 self._write_conclusions(ws, item, stamp)

@@ -1,4 +1,4 @@
-"""The list/search filter grammar of reference §4.4, evaluated over plain dict rows.
+"""Honcho's list/search filter grammar, evaluated over plain dict rows.
 
 `compile_filter(filters, resource)` checks the whole filter once (unknown keys, bad shapes and
 operand types are a 422 with a string detail, as the real server's `FilterError`) and returns a
@@ -25,7 +25,7 @@ from ._common import ID_PATTERN, ApiError, parse_datetime
 Row = Mapping[str, Any]
 Predicate = Callable[[Row], bool]
 
-# Reference §4.4: nesting of AND/OR/NOT is limited to depth 5.
+# The server limits the nesting of AND/OR/NOT to depth 5.
 MAX_FILTER_DEPTH = 5
 OPERATORS = frozenset({"gte", "lte", "gt", "lt", "ne", "in", "contains", "icontains"})
 CONCLUSION_LEVELS = ("explicit", "deductive", "inductive", "contradiction")

@@ -16,6 +16,7 @@ from typing import Any
 from ._profiles import DEFAULT_VERSION, Profile, profile_for
 
 # The flag groups of `fake-honcho --help`, in the order they are shown.
+DERIVER_MODES = ("auto", "manual")
 GROUPS = (
     "where it listens",
     "authentication",
@@ -58,6 +59,14 @@ class Options:
         GROUPS[2],
         "serve POST /v3/workspaces/{w}/chat or answer 404 there (default: as the version does)",
     )
+    deriver: str = _option(
+        "auto",
+        "choice",
+        GROUPS[2],
+        "auto: the deriver works on its own thread; manual: nothing is derived until a step "
+        "(fake.deriver.step() or POST /_fake/deriver/step)",
+        choices=DERIVER_MODES,
+    )
     flush: bool = _option(
         False, "switch", GROUPS[3], "release every batch at once (DERIVER_FLUSH_ENABLED)"
     )
@@ -98,6 +107,10 @@ class Options:
         if self.workspace_chat is None:
             return self.profile.workspace_chat
         return self.workspace_chat
+
+    @property
+    def manual_deriver(self) -> bool:
+        return self.deriver == "manual"
 
     def __post_init__(self) -> None:
         for spec in fields(self):

@@ -21,7 +21,8 @@ from urllib.parse import parse_qsl, unquote, urlsplit
 from . import _auth, _control
 from ._app import App
 from ._common import ApiError
-from ._deriver import DeriverRecord
+from ._deriver import Deriver, DeriverRecord
+from ._faults import Faults, error_event, split_utf8_chunks
 from ._options import Options
 from ._web import Request, Response, error_response, json_response
 from ._webhooks import Delivery
@@ -33,6 +34,9 @@ POLL_INTERVAL = 0.05
 # Bodies larger than this are refused (the real server has no stated cap; a test tool needs one).
 MAX_REQUEST_BODY = 16 * 1024 * 1024
 _REDACTED = "[redacted]"
+# Seconds between the two halves of an event cut by a split_utf8 fault, so that they reach
+# the client as separate reads.
+SPLIT_PAUSE = 0.005
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -46,57 +50,6 @@ class RecordedRequest:
     headers: dict[str, str]
     body: bytes
     json: object | None
-
-
-class Faults:
-    """One-shot fault switches; each applies to the next matching request, then resets.
-
-    Thread-safe: a test flips a switch from its own thread while the server runs.
-    """
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._slow: float | None = None
-        self._fail: int | None = None
-        self._stall: float | None = None
-        self._close_mid_body = False
-
-    def slow_next(self, seconds: float) -> None:
-        """Delay the next response by `seconds` before anything is sent."""
-        with self._lock:
-            self._slow = float(seconds)
-
-    def fail_next(self, status: int = 500) -> None:
-        """Answer the next request with `status` and `{"detail": ...}` without handling it."""
-        with self._lock:
-            self._fail = int(status)
-
-    def stall_stream_next(self, seconds: float) -> None:
-        """The next streamed chat sends its first chunk, then stalls `seconds`."""
-        with self._lock:
-            self._stall = float(seconds)
-
-    def close_mid_body_next(self) -> None:
-        """The next response declares a longer body than it writes, then the socket closes."""
-        with self._lock:
-            self._close_mid_body = True
-
-    def clear(self) -> None:
-        """Drop every pending fault."""
-        with self._lock:
-            self._slow = self._fail = self._stall = None
-            self._close_mid_body = False
-
-    def _take_request_faults(self) -> tuple[float | None, int | None, bool]:
-        with self._lock:
-            taken = (self._slow, self._fail, self._close_mid_body)
-            self._slow, self._fail, self._close_mid_body = None, None, False
-            return taken
-
-    def _take_stall(self) -> float | None:
-        with self._lock:
-            stall, self._stall = self._stall, None
-            return stall
 
 
 class _Server(ThreadingHTTPServer):
@@ -124,6 +77,8 @@ class _Handler(BaseHTTPRequestHandler):
     sys_version = ""
     timeout = SOCKET_TIMEOUT
     server: _Server
+    # (method, decoded path) of the request being answered, for the stream fault rules.
+    _fault_target: tuple[str, str] = ("", "")
 
     def version_string(self) -> str:
         return self.server_version
@@ -188,16 +143,18 @@ class _Handler(BaseHTTPRequestHandler):
                 json=parsed,
             )
         )
-        slow, fail, mid_body = fake.faults._take_request_faults()
-        if slow:
-            fake._closing.wait(slow)
-        if fail is not None:
-            detail = "An unexpected error occurred" if fail == 500 else f"Injected {fail}"
-            self._send(json_response(fail, {"detail": detail}), mid_body=mid_body)
+        path = unquote(split.path)  # decoded before routing, as Starlette does
+        self._fault_target = (self.command, path)
+        plan = fake.faults.on_request(self.command, path)
+        mid_body = plan.close_mid_body
+        if plan.delay:
+            fake._closing.wait(plan.delay)
+        if plan.status is not None:
+            self._send(json_response(plan.status, {"detail": plan.detail}), mid_body=mid_body)
             return
         request = Request(
             method=self.command,
-            path=unquote(split.path),  # reference §1.2: decoded before routing
+            path=path,
             query=query,
             headers=dict(self.headers.items()),
             body=body,
@@ -233,22 +190,35 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _send_stream(self, response: Response, *, mid_body: bool) -> None:
         fake = self.server.fake
-        events = response.events or []
-        stall = fake.faults._take_stall()
+        events = list(response.events or [])
+        rule = fake.faults.on_stream(*self._fault_target)
+        fault = rule.stream if rule is not None else None
+        if rule is not None and fault == "error":
+            events = [*events[:-1], error_event(rule.detail)]
+        elif fault == "end_early":
+            events = events[:-1]
+        stall_at = rule.after_events if rule is not None and fault == "stall" else None
         self.send_response(response.status)
         self.send_header("Content-Type", response.content_type or "text/event-stream")
         self.send_header("Transfer-Encoding", "chunked")
         self.send_header("Connection", "close")
         self.end_headers()
         for index, event in enumerate(events):
+            if rule is not None and stall_at == index and fake._closing.wait(rule.stall):
+                return
             if index and response.event_delay and fake._closing.wait(response.event_delay):
                 return
-            self.wfile.write(b"%x\r\n%s\r\n" % (len(event), event))
-            self.wfile.flush()
+            pieces = split_utf8_chunks(event) if fault == "split_utf8" else [event]
+            for number, piece in enumerate(pieces):
+                if number and fake._closing.wait(SPLIT_PAUSE):
+                    return
+                self.wfile.write(b"%x\r\n%s\r\n" % (len(piece), piece))
+                self.wfile.flush()
             if index == 0 and mid_body:
                 return  # headers promised a chunked body; it ends without its last chunk
-            if index == 0 and stall and fake._closing.wait(stall):
-                return
+        stall_last = rule is not None and stall_at is not None and stall_at >= len(events)
+        if stall_last and rule is not None and fake._closing.wait(rule.stall):
+            return
         self.wfile.write(b"0\r\n\r\n")
         self.wfile.flush()
 
@@ -357,6 +327,12 @@ class FakeHoncho:
         with self._requests_lock:
             self._requests.append(request)
 
+    @property
+    def deriver(self) -> Deriver:
+        """The simulated deriver: `fake.deriver.step()` derives now (see `deriver="manual"`),
+        `fake.deriver.log()` is `deriver_log()`."""
+        return self._app.deriver
+
     def deriver_log(self) -> list[DeriverRecord]:
         """Every completed deriver queue item with the gate that released it, oldest first.
 
@@ -377,6 +353,22 @@ class FakeHoncho:
     def wait_for_webhooks(self, count: int, *, timeout: float) -> list[Delivery]:
         """The deliveries once there are ``count`` of them, or as they are after ``timeout``."""
         return self._app.deliverer.wait_for(count, timeout=timeout)
+
+    def export_state(self) -> dict[str, Any]:
+        """Everything the emulator holds (workspaces, peers, sessions, messages, conclusions,
+        queue, cards, scopes, the deriver log) as versioned JSON-ready data; the request
+        record and fault rules are not part of it."""
+        return self._app.export_state()
+
+    def restore_state(self, snapshot: object) -> None:
+        """Replace all state by an `export_state()` snapshot (from this emulator or another of
+        the same roncho version). Options, faults and the request record stay.
+
+        Raises:
+            SnapshotError: (a ValueError) the snapshot is of another emulator version, another
+                format, or broken; nothing changed.
+        """
+        self._app.restore_state(snapshot)
 
     def close(self) -> None:
         """Stop serving, the deriver and webhook deliveries; idempotent."""

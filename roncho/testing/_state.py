@@ -5,7 +5,7 @@ Every route handler and the deriver thread take `Store.lock` for the whole of th
 the store, so each request sees and leaves a consistent state. `Store.changed` (a Condition
 on the same lock) wakes the deriver when messages arrive.
 
-Queue item states (reference O14):
+Queue item states:
 
     pending --(gate opens: tokens / age / flush)--> in_progress --(deriver_delay)--> completed
 
@@ -153,8 +153,19 @@ class Store:
         self._seq += 1
         return self._seq
 
+    @property
+    def seq(self) -> int:
+        """The last id sequence number given out (snapshots keep it)."""
+        return self._seq
 
-# ---- response shapes (reference §3) ----
+    def replace(self, workspaces: dict[str, Workspace], seq: int) -> None:
+        """Put restored state in place of this one (caller holds the lock)."""
+        self.workspaces.clear()
+        self.workspaces.update(workspaces)
+        self._seq = seq
+
+
+# ---- response shapes, as the server renders them ----
 
 
 def workspace_json(ws: Workspace) -> JsonDict:

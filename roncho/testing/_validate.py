@@ -16,7 +16,7 @@ from ._common import ID_PATTERN, ID_PATTERN_TEXT, ApiError, JsonDict, validation
 Loc = list[str | int]
 _MISSING: Any = object()
 
-# Reference §1.3: metadata limits.
+# The server's metadata limits.
 METADATA_MAX_KEYS = 100
 METADATA_MAX_DEPTH = 5
 
@@ -200,7 +200,7 @@ def get_dict(data: Mapping[str, object], key: str, loc: Loc) -> JsonDict | None:
 
 
 def get_metadata(data: Mapping[str, object], loc: Loc, key: str = "metadata") -> JsonDict | None:
-    """Metadata: an object of at most 100 keys, nested at most 5 deep (reference §1.3)."""
+    """Metadata: an object of at most 100 keys, nested at most 5 deep."""
     value = get_dict(data, key, loc)
     if value is None:
         return None

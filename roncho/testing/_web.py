@@ -29,7 +29,7 @@ Access = Literal["public", "admin", "self", "workspace", "peer", "member_read", 
 
 @dataclass(frozen=True, slots=True)
 class Request:
-    """A parsed request as the app sees it (path already percent-decoded, reference §1.2)."""
+    """A parsed request as the app sees it (path percent-decoded, as Starlette routes it)."""
 
     method: str
     path: str
@@ -100,8 +100,13 @@ class Route:
 
 
 def compile_template(template: str) -> re.Pattern[str]:
-    """`/v3/workspaces/{w}` as a regex with one named group per path part."""
-    regex = re.sub(r"\{(\w+)\}", r"(?P<\1>[^/]+)", template)
+    """`/v3/workspaces/{w}` as a regex with one named group per path part; the rest is
+    literal (as Starlette compiles a path: `/openapi.json` does not match `/openapiXjson`)."""
+    pieces = re.split(r"\{(\w+)\}", template)
+    regex = "".join(
+        f"(?P<{piece}>[^/]+)" if index % 2 else re.escape(piece)
+        for index, piece in enumerate(pieces)
+    )
     return re.compile(f"^{regex}$")
 
 
@@ -112,7 +117,7 @@ P = W + "/peers/{p}"
 
 
 def page(query: Mapping[str, str], items: list[JsonDict]) -> JsonDict:
-    """fastapi-pagination's Page: `{items,total,page,size,pages}` (reference §1.5)."""
+    """fastapi-pagination's Page: `{items,total,page,size,pages}`."""
     number = query_int(query, "page", 1, ge=1, le=None)
     size = query_int(query, "size", 50, ge=1, le=100)
     total = len(items)
@@ -163,7 +168,7 @@ def check_configuration(config: JsonDict | None, loc: list[str | int]) -> JsonDi
 
 
 def require_member(ctx: Ctx, ws: Workspace | None, session_name: str) -> None:
-    """A peer key may only read sessions it is an active member of (reference §2)."""
+    """A peer key may only read sessions it is an active member of."""
     peer = ctx.claims.peer
     if peer is None or ctx.claims.admin:
         return

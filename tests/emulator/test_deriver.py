@@ -127,7 +127,7 @@ def test_queue_status_shape_and_filters(flushing: Api) -> None:
     by_session = flushing.queue("w", session_id="s1")
     assert (by_session["total_work_units"], by_session["sessions"]) == (2, None)
     assert flushing.queue("w", sender_id="alice")["total_work_units"] == 2
-    # Representation items carry an observers list, not a single observer (reference O14).
+    # Representation items carry an observers list, not a single observer.
     assert flushing.queue("w", observer_id="alice")["total_work_units"] == 0
     assert flushing.queue("w", observer_id="zed", sender_id="bob")["total_work_units"] == 1
     empty = flushing.queue("nothing-here")

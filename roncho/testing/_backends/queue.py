@@ -26,7 +26,7 @@ def status(
         if session_name is not None and item.session_name != session_name:
             continue
         if observer is not None or sender is not None:
-            # Reference O14: observer_id matches only dream items' single observer,
+            # As on the server: observer_id matches only dream items' single observer,
             # sender_id matches the observed peer; both given are OR-ed.
             observed = item.sender if item.task == "representation" else None
             if not (sender is not None and observed == sender):

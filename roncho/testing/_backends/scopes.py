@@ -41,6 +41,11 @@ def add_sessions(
     stamp = iso(utcnow())
     for session_name in session_names:
         scope.backfill[session_name] = {"state": "pending", "updated_at": stamp}
+    schedule_backfill(ws, scope, deriver, delay)
+
+
+def schedule_backfill(ws: Workspace, scope: Scope, deriver: Deriver, delay: float) -> None:
+    """Complete the scope's pending backfills `delay` seconds from now."""
     deriver.schedule(delay, lambda: _backfilled(ws, scope))
 
 

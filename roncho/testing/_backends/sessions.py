@@ -10,7 +10,7 @@ from .._deriver import Deriver
 from .._state import Membership, Message, Peer, Session, Store, Workspace
 from . import peers
 
-# Reference O3a: SESSION_OBSERVERS_LIMIT.
+# The server's SESSION_OBSERVERS_LIMIT default.
 SESSION_OBSERVERS_LIMIT = 10
 
 # A peers map: name -> (observe_me, observe_others), None where not given.
@@ -65,7 +65,8 @@ def _check_observers(name: str, members: Mapping[str, Membership]) -> None:
 def upsert_members(
     ws: Workspace, session: Session, members: PeerMap, *, keep_active_config: bool = True
 ) -> None:
-    """Reference O3a peers-map rules; 400 when observers would exceed the limit."""
+    """The server's peers-map rules: a new or inactive member takes the given configuration,
+    an active one keeps its own; 400 when observers would exceed the limit."""
     for name in members:
         peers.find_or_create(ws, name)
     proposed = dict(session.members)
@@ -116,16 +117,21 @@ def update(session: Session, metadata: JsonDict | None, configuration: JsonDict 
 
 
 def delete(ws: Workspace | None, w: str, name: str, deriver: Deriver, purge_delay: float) -> None:
-    """Soft delete now; the purge (reference §4.1) runs `purge_delay` seconds later."""
+    """Soft delete now; the purge runs `purge_delay` seconds later."""
     if ws is None:
         raise missing(name, w)
     session = active(ws, name)
     session.is_active = False
-    deriver.schedule(purge_delay, lambda: _purge(ws, session))
+    schedule_purge(ws, session, deriver, purge_delay)
+
+
+def schedule_purge(ws: Workspace, session: Session, deriver: Deriver, delay: float) -> None:
+    """Purge a deleted session `delay` seconds from now."""
+    deriver.schedule(delay, lambda: _purge(ws, session))
 
 
 def _purge(ws: Workspace, session: Session) -> None:
-    """Reference §4.1: hard-delete messages, the session's conclusions, queue, the row."""
+    """Hard-delete the messages, the session's conclusions, its queue items and the row."""
     name = session.id
     ws.messages = [m for m in ws.messages if m.session_id != name]
     ws.conclusions = [c for c in ws.conclusions if c.session_id != name]

@@ -59,7 +59,12 @@ def delete(store: Store, deriver: Deriver, w: str, purge_delay: float) -> None:
             f"Cannot delete workspace '{w}': active session(s) remain. Delete all sessions first.",
         )
     ws.deleting = True
-    deriver.schedule(purge_delay, lambda: _purge(store, ws))
+    schedule_purge(store, deriver, ws, purge_delay)
+
+
+def schedule_purge(store: Store, deriver: Deriver, ws: Workspace, delay: float) -> None:
+    """Remove a workspace being deleted `delay` seconds from now."""
+    deriver.schedule(delay, lambda: _purge(store, ws))
 
 
 def _purge(store: Store, ws: Workspace) -> None:

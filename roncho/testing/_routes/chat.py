@@ -51,7 +51,7 @@ def peer_chat(app: App, ctx: Ctx) -> Response:
             chat.check_peer_targets(ws, ctx.w, target, session_id)
         except ApiError:
             if options["stream"]:
-                # Reference O12: in stream mode these checks run inside the generator,
+                # In stream mode the server runs these checks inside its generator,
                 # after the 200 headers, so the stream just ends without its final event.
                 return _ended_stream()
             raise
@@ -111,7 +111,7 @@ def _ended_stream() -> Response:
 
 
 def _sse(payload: JsonDict) -> bytes:
-    # Reference O12: `data: <json>\n\n`, json.dumps default separators, ASCII-escaped.
+    # As the server writes them: `data: <json>\n\n`, json.dumps defaults, ASCII-escaped.
     return b"data: " + json.dumps(payload).encode("ascii") + b"\n\n"
 
 

@@ -15,7 +15,7 @@ from .._web import Ctx, Response, Route, W, filters_of, json_response, page
 if TYPE_CHECKING:
     from .._app import App
 
-# Reference O8: batch limits and content sizes.
+# The server's batch limit and conclusion size.
 MAX_BATCH = 100
 MAX_CONCLUSION_CHARS = 65535
 CONCLUSIONS_QUERY_DETAIL = (
@@ -90,7 +90,7 @@ def query_conclusions(app: App, ctx: Ctx) -> Response:
 def delete_conclusion(app: App, ctx: Ctx) -> Response:
     with app.store.lock:
         conclusions.delete(workspaces.find(app.store, ctx.w), ctx.w, ctx.params["c"])
-    # Observed: 204 with Content-Type application/json and an empty body (reference §7).
+    # Observed: 204 with Content-Type application/json and an empty body.
     return Response(204, b"")
 
 

@@ -17,7 +17,7 @@ from .._web import Ctx, Response, Route, S, filters_of, json_response, paged
 if TYPE_CHECKING:
     from .._app import App
 
-# Reference O4: batch limits and content sizes.
+# The server's batch limit and message size.
 MAX_BATCH = 100
 MAX_MESSAGE_CHARS = 25000
 

@@ -112,7 +112,7 @@ def peer_context(app: App, ctx: Ctx) -> Response:
     query_bool(query, "include_most_frequent", True)
     with app.store.lock:
         ws = workspaces.find(app.store, ctx.w)
-        # Seen on 3.0.12: a missing path peer is named (not the reference's "Peer not
+        # Seen on 3.0.12: a missing path peer is named in the 404 (not a bare "Peer not
         # found"); a missing target is no error, only an empty representation.
         if ws is None or peer not in ws.peers:
             raise peers.missing(peer, ctx.w)
@@ -130,7 +130,7 @@ def peer_context(app: App, ctx: Ctx) -> Response:
 
 
 def chat_sessions(filters: object, session_id: str | None) -> set[str] | None:
-    """Reference O12: chat and representation `filters` are only a `session_id` allowlist."""
+    """Chat and representation `filters` are only a `session_id` allowlist on the server."""
     allow = _filters.filters_allowlist(filters, must_include=session_id)
     return None if allow is None else set(allow)
 

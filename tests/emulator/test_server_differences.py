@@ -1,7 +1,9 @@
-"""Issue 16: the emulator's differences from a real Honcho 3.0.12 server, each held here.
+"""Behaviours where the emulator once differed from a real Honcho 3.0.12 server, each held
+here: `source_ids` filters, session context's allowlist and card, clones, file uploads,
+scopes, dreams, peer configuration, query-parameter 422s, batch timestamps, representations.
 
-Every expectation below was seen on the real server (the kit in ../shared/real-honcho,
-2026-12-01); the texts are the server's own.
+Every expectation below was seen on a real 3.0.12 server (2026-12-01); the texts are the
+server's own.
 """
 
 from __future__ import annotations
