@@ -11,6 +11,7 @@ axis names its unit; every title ends with the server, its version and the date.
 from __future__ import annotations
 
 import json
+import statistics
 import textwrap
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -22,6 +23,7 @@ import pandas as pd
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.patches import Patch, Rectangle
+from matplotlib.ticker import MaxNLocator
 
 from roncho.workbook import Finding, source_legend
 
@@ -903,6 +905,68 @@ def draw_across_statuses(scopes: pd.DataFrame) -> Figure:
     return fig
 
 
+# -- Q9 -------------------------------------------------------------------------------------
+def draw_webhooks(finding: Finding, stamp: Stamp) -> Figure:
+    """Left: per trial, seconds from the sync to the queue.empty event, to polling seeing
+    the queue drained, and to polling seeing the last conclusion. Right: deliveries per
+    receiver (answering 200, answering 500, down then back) for each event."""
+    trials = _rows(finding, "trials")
+    failure = _rows(finding, "failure")
+    fig, (left, right) = plt.subplots(1, 2, figsize=(11, 4.2), gridspec_kw={"width_ratios": [3, 2]})
+    headline = "Q9 Webhooks: queue.empty against polling queue_status"
+    if not trials:
+        _empty(fig, right, stamp, headline, "")
+        return _empty(fig, left, stamp, headline, "No trial ran (no endpoint registered).")
+    marks = (
+        ("event_after_sync_s", "queue.empty received", BLUE, "o"),
+        ("drained_seen_s", "polling saw the queue drained", ORANGE, "x"),
+        ("last_conclusion_seen_s", "polling saw the last conclusion", GREEN, "^"),
+    )
+    for name, label, colour, marker in marks:
+        points = [(r["trial"], r[name]) for r in trials if r.get(name) is not None]
+        if points:
+            xs, ys = zip(*points, strict=True)
+            left.scatter(xs, ys, color=colour, marker=marker, label=label, zorder=3)
+    events = sorted(r["event_after_sync_s"] for r in trials if r.get("event_after_sync_s"))
+    if events:
+        left.axhline(
+            statistics.median(events), color=BLUE, linestyle="--", linewidth=1, label="event median"
+        )
+    missed = [r["trial"] for r in trials if not r.get("event")]
+    for trial in missed:
+        left.axvline(trial, color=RED, linewidth=2, alpha=0.5)
+    if missed:
+        left.plot([], [], color=RED, linewidth=2, alpha=0.5, label="no event within the bound")
+    left.xaxis.set_major_locator(MaxNLocator(integer=True))
+    left.set_xlabel("trial (one fresh session each)")
+    left.set_ylabel("seconds after the sync returned (s)")
+    left.set_ylim(bottom=0)
+    left.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.16), ncol=2)
+    if failure:
+        labels = [f"{r['receiver']}\n{r['event']}" for r in failure]
+        counts = [int(r["deliveries"]) for r in failure]
+        colours = [
+            GREEN if "200" in r["receiver"] else RED if "500" in r["receiver"] else GREY
+            for r in failure
+        ]
+        right.barh(range(len(counts)), counts, color=colours)
+        for y, count in enumerate(counts):
+            right.annotate(str(count), (count, y), xytext=(4, 0), textcoords="offset points",
+                           va="center", fontsize=8)  # fmt: skip
+        right.set_yticks(range(len(counts)), labels, fontsize=7)
+        right.set_ylim(len(counts) - 0.5, -0.5)
+        watched = failure[0].get("watched_s")
+        right.set_xlabel(f"deliveries (count; watched {watched} s)")
+        right.set_xticks(range(max(counts, default=0) + 2))
+        right.set_ylabel("receiver and event")
+        right.set_title("one delivery per event, never a retry", fontsize=9)
+    else:
+        right.axis("off")
+    left.set_title(stamp.title(headline), fontsize=10)
+    fig.tight_layout()
+    return fig
+
+
 DRAWERS: dict[str, Callable[[Finding, Stamp], Figure]] = {
     "q1_auth": draw_auth,
     "q2_deletion": draw_deletion,
@@ -913,4 +977,5 @@ DRAWERS: dict[str, Callable[[Finding, Stamp], Figure]] = {
     "q6_workspace_delete": draw_workspace_delete,
     "q7_health": draw_health,
     "q8_differences": draw_differences,
+    "q9_webhooks": draw_webhooks,
 }

@@ -26,6 +26,7 @@ from ._errors import (
     StatusError,
     Timeout,
     UnauthorizedError,
+    WebhookLimitError,
     WorkspaceBusyError,
 )
 
@@ -47,6 +48,7 @@ from ._models import (
     Session,
     SessionPeerConfig,
     SessionQueueStatus,
+    WebhookEndpoint,
     Workspace,
 )
 
@@ -90,6 +92,8 @@ __all__ = [
     "StatusError",
     "Timeout",
     "UnauthorizedError",
+    "WebhookEndpoint",
+    "WebhookLimitError",
     "Workspace",
     "WorkspaceBusyError",
     "__version__",

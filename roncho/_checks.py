@@ -419,6 +419,25 @@ def check_paging(page: int, size: int, reverse: bool | None) -> list[tuple[str, 
     return query
 
 
+def check_webhook_url(url: object) -> str:
+    """A webhook endpoint URL as far as the server's rule is known before asking it: http
+    or https, with a host. The server also refuses IP literals of private, loopback and
+    other internal addresses (422); that it says itself. The URL is never echoed: it may
+    hold credentials."""
+    if not isinstance(url, str):
+        raise ConfigError(f"the webhook url must be a string, not {type(url).__name__}")
+    try:
+        parts = urlsplit(url)
+        host = parts.hostname
+    except ValueError:
+        raise ConfigError("the webhook url is not a valid URL") from None
+    if parts.scheme not in ("http", "https"):
+        raise ConfigError("the webhook url must start with http:// or https://")
+    if not host or not parts.netloc:
+        raise ConfigError("the webhook url has no host")
+    return check_text(url, "the webhook url")
+
+
 def check_id_query(**ids: str | None) -> list[tuple[str, str]]:
     """The given ids as query pairs, in order, each checked against Honcho's id rule."""
     return [(name, check_id(value, name)) for name, value in ids.items() if value is not None]

@@ -16,6 +16,7 @@
       StatusError                             any non-2xx answer
         UnauthorizedError                     401 or 403
         WorkspaceBusyError                    409 "active sessions" on workspace delete
+        WebhookLimitError                     409 on webhook create: the workspace has its maximum
         RedirectError                         any 3xx, never followed
 
 Every error carries ``request_sent``: ``False`` means no byte of the request left this
@@ -149,6 +150,11 @@ class UnauthorizedError(StatusError):
 
 class WorkspaceBusyError(StatusError):
     """409 on workspace delete: the workspace still has active sessions (delete them first)."""
+
+
+class WebhookLimitError(StatusError):
+    """409 on webhook create: the workspace has as many endpoints as the server allows
+    (10 on Honcho 3.0.12, its ``WEBHOOK_MAX_WORKSPACE_LIMIT``); delete one first."""
 
 
 class RedirectError(StatusError):

@@ -129,6 +129,30 @@ class Session:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class WebhookEndpoint:
+    """A URL the server posts a workspace's events to (``roncho.webhooks`` reads them)."""
+
+    id: str
+    url: str
+    workspace_id: str | None = None
+    created_at: str | None = None
+    created: bool | None = None
+    """True when get-or-create made it (201), False when the URL was registered (200), else
+    None (a list)."""
+
+    @classmethod
+    def from_json(cls, data: object, op: str, created: bool | None = None) -> WebhookEndpoint:
+        f = Fields(data, op, "webhook endpoint")
+        return cls(
+            id=f.text("id"),
+            url=f.text("url"),
+            workspace_id=f.opt_text("workspace_id"),
+            created_at=f.opt_text("created_at"),
+            created=created,
+        )
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class SessionPeerConfig:
     """A peer's observation switches inside one session; None means "not set here"."""
 

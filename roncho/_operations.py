@@ -34,9 +34,10 @@ from ._checks import (
     check_reasoning_level,
     check_string,
     check_timestamp,
+    check_webhook_url,
 )
 from ._decode import decode_list
-from ._errors import ConfigError, DecodeError, StatusError
+from ._errors import ConfigError, DecodeError, StatusError, WebhookLimitError
 from ._exchange import Call, Response, decoded, nothing, read_json
 from ._models import (
     ChatAnswer,
@@ -51,6 +52,7 @@ from ._models import (
     QueueStatus,
     Session,
     SessionPeerConfig,
+    WebhookEndpoint,
     Workspace,
     render_batch,
 )
@@ -848,6 +850,91 @@ def chat_workspace(
 chat_workspace_stream = streamed(
     chat_workspace, "chat_workspace_stream", """chat_workspace() as a stream of ChatChunk."""
 )
+
+
+# -- webhooks -------------------------------------------------------------------------
+# What the server says when it refuses an IP literal; explained in the error it becomes.
+_PRIVATE_IP_DETAIL = "Private/internal IP addresses are not allowed"
+
+
+def _webhook_refused(exc: StatusError) -> WebhookEndpoint:
+    """A 409 as its own error; the private-address 422 with what to do about it."""
+    if exc.status == 409:
+        raise WebhookLimitError(exc.status, exc.method, exc.path, exc.body) from None
+    if exc.status == 422 and _PRIVATE_IP_DETAIL in str(exc.detail):
+        hint = (
+            f"{exc}. The server refuses a webhook URL whose host is an IP literal of a "
+            "private, loopback, link-local, reserved, multicast or unspecified address; give "
+            "a host name instead (for a receiver on the server's own machine, "
+            "http://localhost:PORT/...)"
+        )
+        raise StatusError(exc.status, exc.method, exc.path, exc.body, message=hint) from None
+    raise exc
+
+
+def get_or_create_webhook(
+    scope: Scope, url: str, *, deadline: float | None = None
+) -> Call[WebhookEndpoint]:
+    """``POST .../webhooks``: register ``url`` for this workspace's events.
+
+    ``created`` tells 201 (made now) from 200 (the URL was registered already). The URL must
+    be http or https with a host (checked before sending). Each delivery is signed; check
+    it with ``roncho.webhooks.verify``.
+
+    Raises:
+        WebhookLimitError: 409, the workspace has the most endpoints the server allows.
+        StatusError: 422 when the server refuses the URL (a private or loopback IP literal
+            among them: the message says what to give instead); 404 for a missing workspace.
+    """
+    op = "get_or_create_webhook"
+
+    def created(response: Response) -> WebhookEndpoint:
+        made = response.status == 201
+        return decoded(op, lambda data, what: WebhookEndpoint.from_json(data, what, made))(response)
+
+    body = {"url": check_webhook_url(url)}
+    return Call(
+        op,
+        "POST",
+        scope.ws("webhooks"),
+        created,
+        body=body,
+        write=True,
+        on_status=_webhook_refused,
+        deadline=deadline,
+    )
+
+
+def list_webhooks(
+    scope: Scope, *, page: int = 1, size: int = 50, deadline: float | None = None
+) -> Call[Page[WebhookEndpoint]]:
+    """``GET .../webhooks``: one page of this workspace's endpoints (``created`` is None)."""
+    op = "list_webhooks"
+    return Call(
+        op,
+        "GET",
+        scope.ws("webhooks"),
+        page_of(op, WebhookEndpoint.from_json),
+        query=tuple(check_paging(page, size, None)),
+        deadline=deadline,
+    )
+
+
+def delete_webhook(scope: Scope, endpoint_id: str, *, deadline: float | None = None) -> Call[None]:
+    """``DELETE .../webhooks/{id}``: 204; an unknown id answers 404 (a StatusError)."""
+    path = scope.ws("webhooks", check_id(endpoint_id, "endpoint_id"))
+    return Call("delete_webhook", "DELETE", path, nothing, write=True, deadline=deadline)
+
+
+def trigger_webhook_test(scope: Scope, *, deadline: float | None = None) -> Call[None]:
+    """``GET .../webhooks/test``: the server sends a ``test.event`` to every endpoint.
+
+    A write for ``read_only`` (it makes the server post). It answers 200 at once; the
+    delivery follows when the server's deriver gets to it (about a second on 3.0.12), and
+    not at all if the server has no webhook secret.
+    """
+    path = scope.ws("webhooks", "test")
+    return Call("trigger_webhook_test", "GET", path, nothing, write=True, deadline=deadline)
 
 
 # -- the extras ------------------------------------------------------------------

@@ -53,6 +53,7 @@ NOTEBOOKS = (
     "q6_workspace_delete",
     "q7_health",
     "q8_differences",
+    "q9_webhooks",
 )
 # Executed after every run, over the whole results root: what changed across runs.
 ACROSS_NOTEBOOK = "across"

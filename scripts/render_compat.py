@@ -56,6 +56,8 @@ OPS: dict[str, str] = {
     "probe": "O13", "server_version": "O13",
     "queue_status": "O14",
     "create_key": "keys",
+    "get_or_create_webhook": "O15", "list_webhooks": "O15", "delete_webhook": "O15",
+    "trigger_webhook_test": "O15",
 }  # fmt: skip
 
 SRC = "3.0.12 source (`ddbb90e3`, 2026-08-20)"
@@ -349,6 +351,40 @@ FACTS: dict[str, Operation] = {
         "straight to in progress. On 3.0.12 `?observer_id=` counts 0 for message work (its "
         "filter reads `payload.observer`; message items carry an `observers` list): filter by "
         "`session_id` or `sender_id` there (recorded: `queue_observer_filter_counts_messages`).",
+    ),
+    "O15": Operation(
+        "Webhooks",
+        (
+            "POST /v3/workspaces/{workspace}/webhooks",
+            "GET .../webhooks",
+            "DELETE .../webhooks/{endpoint}",
+            "GET .../webhooks/test",
+        ),
+        "`{url}` (http or https with a host); list: query `page, size`",
+        "`{id, workspace_id, url, created_at}`; list: page `{items, total, page, size, pages}`; "
+        "test: `null`. Deliveries: POST `{data, timestamp, type}` (compact, keys sorted), "
+        "`X-Honcho-Signature` = hex HMAC-SHA256 of the body with `WEBHOOK_SECRET`",
+        "201 new, 200 existing URL; 404 missing workspace; 409 past 10 endpoints; 422 bad URL "
+        "or a private/loopback IP literal; DELETE 204, 404 unknown; test 200",
+        (
+            Fact(
+                SRC,
+                "validator refuses IP literals that are private, loopback, link-local, "
+                "reserved, multicast or unspecified, not host names; `queue.empty` per drained "
+                "work unit (representation, summary); each delivery posted once, no retry",
+                False,
+            ),
+            Fact(
+                "real Honcho 3.0.12 on loopback, 2026-12-01",
+                "`http://127.0.0.1:...` 422 `Private/internal IP addresses are not allowed`, "
+                "`http://localhost:...` 201; test event about 1-2 s after the request; "
+                "`queue.empty` about 0.5 s after the last conclusion; a summary's "
+                '`queue.empty` carries `observer` and `observed` as the string `"None"`',
+                True,
+            ),
+        ),
+        versions="Not tried on 3.2.0. The 409 text names the limit: `Maximum number of webhook "
+        "endpoints (10) reached for this workspace.`",
     ),
 }
 
@@ -691,7 +727,6 @@ def render(runs: list[Run]) -> str:
     lines += render_findings(runs)
     lines.append(END)
     return "\n".join(lines)
-
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -214,7 +214,10 @@ echo "== test-real: the server reports version ${VERSION:-unknown} (GET /openapi
 live_suite() { # url key label note
     local record=()
     [ -n "$RECORD" ] && record=(--record "$RECORD" --server-label "$3" --server-note "$4")
-    RONCHO_LIVE_URL="$1" RONCHO_LIVE_KEY="$2" "$PY" -m pytest tests/live --live-target live \
+    # The webhook secret (the kit prints it) lets tests/live verify deliveries.
+    RONCHO_LIVE_URL="$1" RONCHO_LIVE_KEY="$2" \
+        RONCHO_LIVE_WEBHOOK_SECRET="${RONCHO_LIVE_WEBHOOK_SECRET:-}" \
+        "$PY" -m pytest tests/live --live-target live \
         -p no:cacheprovider -q "${record[@]}"
 }
 if [ "$MODE" = kit ]; then
@@ -256,7 +259,9 @@ notebooks() { # url key results [investigate.py flags...]
         (umask 077 && printf '%s' "$key" > "$TMP/notebook-key") || return 1
         keyflag=(--api-key-file "$TMP/notebook-key")
     fi
-    "$PY" scripts/investigate.py --base-url "$url" "${keyflag[@]}" --results "$results" \
+    # q9_webhooks verifies deliveries with the secret (read by its kernel, never recorded).
+    RONCHO_WORKBOOK_WEBHOOK_SECRET="${RONCHO_LIVE_WEBHOOK_SECRET:-}" \
+        "$PY" scripts/investigate.py --base-url "$url" "${keyflag[@]}" --results "$results" \
         --prefix "$NB_PREFIX" "$@"
 }
 if [ "$MODE" = kit ]; then
@@ -280,7 +285,7 @@ deriver_gates() {
         && mv "$RH_DIR/extra.env.new" "$RH_DIR/extra.env" || return 1
     HONCHO_DERIVER_FLUSH=0 bash "$KIT/start.sh" --restart-deriver "$RH_DIR" >/dev/null || return 1
     local rc=0
-    notebooks "$URL" "" "$OUT" --only q3_deriver_latency q3_derivation_switches \
+    notebooks "$URL" "" "$OUT" --only q3_deriver_latency q3_derivation_switches q9_webhooks \
         "${BATCHING_FLAGS[@]}" || rc=$?
     restore_deriver yes || rc=1   # the server stays up for the stages below: flush on again
     return "$rc"

@@ -41,6 +41,7 @@ if TYPE_CHECKING:
         QueueStatus,
         Session,
         SessionPeerConfig,
+        WebhookEndpoint,
         Workspace,
     )
     # END GENERATED imports
@@ -567,6 +568,42 @@ class AsyncClient(ClientCore, AsyncClosing):
             deadline=deadline,
         )
         return await self._open_stream(call)
+
+    async def get_or_create_webhook(
+        self, url: str, *, deadline: float | None = None
+    ) -> WebhookEndpoint:
+        """``POST .../webhooks``: register ``url`` for this workspace's events.
+
+        ``created`` tells 201 (made now) from 200 (the URL was registered already). The URL must
+        be http or https with a host (checked before sending). Each delivery is signed; check
+        it with ``roncho.webhooks.verify``.
+
+        Raises:
+            WebhookLimitError: 409, the workspace has the most endpoints the server allows.
+            StatusError: 422 when the server refuses the URL (a private or loopback IP literal
+                among them: the message says what to give instead); 404 for a missing workspace.
+        """
+        return await self._run(ops.get_or_create_webhook(self._scope, url, deadline=deadline))
+
+    async def list_webhooks(
+        self, *, page: int = 1, size: int = 50, deadline: float | None = None
+    ) -> Page[WebhookEndpoint]:
+        """``GET .../webhooks``: one page of this workspace's endpoints (``created`` is None)."""
+        call = ops.list_webhooks(self._scope, page=page, size=size, deadline=deadline)
+        return await self._run(call)
+
+    async def delete_webhook(self, endpoint_id: str, *, deadline: float | None = None) -> None:
+        """``DELETE .../webhooks/{id}``: 204; an unknown id answers 404 (a StatusError)."""
+        return await self._run(ops.delete_webhook(self._scope, endpoint_id, deadline=deadline))
+
+    async def trigger_webhook_test(self, *, deadline: float | None = None) -> None:
+        """``GET .../webhooks/test``: the server sends a ``test.event`` to every endpoint.
+
+        A write for ``read_only`` (it makes the server post). It answers 200 at once; the
+        delivery follows when the server's deriver gets to it (about a second on 3.0.12), and
+        not at all if the server has no webhook secret.
+        """
+        return await self._run(ops.trigger_webhook_test(self._scope, deadline=deadline))
 
     async def probe(self, *, deadline: float | None = None) -> Health:
         """``GET /health``: the cheapest call that shows the server is up.

@@ -14,12 +14,14 @@ from collections.abc import Callable, Mapping
 
 from . import _auth, _snapshot
 from ._backends import scopes, sessions, workspaces
+from ._backends.webhooks import Webhooks
 from ._common import ApiError, JsonDict, not_found
 from ._deriver import Deriver
 from ._options import Options
 from ._routes import all_routes
 from ._state import Store
 from ._web import Ctx, Request, Response, Route, compile_template, error_response
+from ._webhooks import Deliverer
 
 
 class App:
@@ -29,7 +31,9 @@ class App:
         self.options = options
         self.secret = secret
         self.store = Store()
-        self.deriver = Deriver(self.store, options)
+        self.deliverer = Deliverer(allow_remote=options.allow_remote)
+        self.webhooks = Webhooks(options.webhook_secret, self.deliverer)
+        self.deriver = Deriver(self.store, options, on_drained=self.webhooks.queue_empty)
         self.routes: list[tuple[Route, re.Pattern[str]]] = [
             (route, compile_template(route.template)) for route in all_routes(options)
         ]

@@ -67,7 +67,11 @@ def _port(text: str) -> int:
     return value
 
 
-_FLAG_TYPES: dict[str, tuple[Any, str]] = {"seconds": (_seconds, "S"), "count": (_count, "N")}
+_FLAG_TYPES: dict[str, tuple[Any, str]] = {
+    "seconds": (_seconds, "S"),
+    "count": (_count, "N"),
+    "text": (str, "S"),
+}
 
 
 def _add_option_flag(group: argparse._ArgumentGroup, spec: FlagSpec) -> None:
@@ -109,17 +113,12 @@ def build_parser() -> argparse.ArgumentParser:
         epilog="When it listens it prints one JSON line on stdout with its url. "
         "See docs/emulator.md for every flag and the /_fake/ control routes.",
     )
-    where = parser.add_argument_group("where it listens")
+    where = parser.add_argument_group(GROUPS[0])
     where.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
     where.add_argument(
         "--port", type=_port, default=8000, help="TCP port, 0 for any free one (default 8000)"
     )
-    where.add_argument(
-        "--allow-remote",
-        action="store_true",
-        help="allow a --host that is not a loopback address (the emulator has no real security)",
-    )
-    groups = {title: parser.add_argument_group(title) for title in GROUPS}
+    groups = {GROUPS[0]: where, **{title: parser.add_argument_group(title) for title in GROUPS[1:]}}
     for spec in flag_specs():
         _add_option_flag(groups[spec.group], spec)
         if spec.option == "auth":  # the key file belongs with it, in --help and usage

@@ -50,7 +50,11 @@ def _info(fake: FakeHoncho, body: Mapping[str, Any], params: Mapping[str, str]) 
     return {
         "url": fake.url,
         "version": fake.options.version,
-        "options": asdict(fake.options),
+        # Shown as set or not: the webhook secret is one.
+        "options": {
+            **asdict(fake.options),
+            "webhook_secret": fake.options.webhook_secret is not None,
+        },
         "routes": [f"{method} {PREFIX}{path}" for method, path in ROUTES],
     }
 

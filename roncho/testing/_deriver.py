@@ -102,9 +102,18 @@ def _summary_every(session: Session, ws: Workspace) -> tuple[bool, int, int]:
 class Deriver:
     """The background worker: queue processing and timed purges. `start()` then `stop()`."""
 
-    def __init__(self, store: Store, options: Options) -> None:
+    def __init__(
+        self,
+        store: Store,
+        options: Options,
+        *,
+        on_drained: Callable[[Workspace, str, str, str | None], None] | None = None,
+    ) -> None:
         self._store = store
         self._options = options
+        # Told (under the lock) when a work unit's last open item completes: its workspace,
+        # task, session and sender (None for a summary). The webhooks' queue.empty.
+        self._on_drained = on_drained
         self._stop = threading.Event()
         self._jobs: list[tuple[float, int, Callable[[], None]]] = []
         self._job_seq = 0
@@ -268,6 +277,7 @@ class Deriver:
 
     def _complete(self, ws: Workspace, now: float, *, manual: bool = False) -> None:
         finished = False
+        done: set[tuple[str, str, str | None]] = set()
         # Items finishing on one tick are one deriver batch, written in one transaction:
         # their conclusions share one timestamp, as on the server.
         stamp = utcnow()
@@ -282,6 +292,7 @@ class Deriver:
                 self._write_summary(ws, item)
             item.state, item.completed_at = "completed", now
             finished = True
+            done.add((item.task, item.session_name, item.sender))
             self._log.append(
                 DeriverRecord(
                     workspace_id=ws.id,
@@ -298,6 +309,10 @@ class Deriver:
             )
         if finished:
             ws.open_items = [item for item in ws.open_items if item.state != "completed"]
+        if done and self._on_drained is not None:
+            still_open = {(item.task, item.session_name, item.sender) for item in ws.open_items}
+            for task, session, sender in sorted(done - still_open, key=str):
+                self._on_drained(ws, task, session, sender)
 
     def _write_conclusions(self, ws: Workspace, item: QueueItem, stamp: datetime) -> None:
         sender = item.sender or ""

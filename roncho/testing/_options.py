@@ -4,8 +4,8 @@
 makes one command-line flag per field from the same declaration (`flag_specs`), so a new
 option is one field here and nothing else. A field's `kind` says how it is checked and how
 its flag reads: `switch` (a bool flag), `maybe` (`--x/--no-x`, None = as the version says),
-`seconds` (a number >= 0), `count` (an int >= 0), `version` (a known profile name) and
-`choice` (one of `choices`).
+`seconds` (a number >= 0), `count` (an int >= 0), `version` (a known profile name),
+`text` (a non-empty string or None) and `choice` (one of `choices`).
 """
 
 from __future__ import annotations
@@ -18,33 +18,45 @@ from ._profiles import DEFAULT_VERSION, Profile, profile_for
 # The flag groups of `fake-honcho --help`, in the order they are shown.
 DERIVER_MODES = ("auto", "manual")
 GROUPS = (
+    "where it listens",
     "authentication",
     "server behaviour",
     "deriver (background reasoning queue)",
     "other delays",
+    "webhooks",
 )
 
 
-def _option(default: Any, kind: str, group: str, text: str, **extra: Any) -> Any:
-    return field(default=default, metadata={"kind": kind, "group": group, "help": text, **extra})
+def _option(
+    default: Any, kind: str, group: str, text: str, *, repr: bool = True, **extra: Any
+) -> Any:
+    meta = {"kind": kind, "group": group, "help": text, **extra}
+    return field(default=default, repr=repr, metadata=meta)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Options:
     """Timings and switches of one emulator; each field's help text says what it does."""
 
-    auth: bool = _option(False, "switch", GROUPS[0], "require keys (AUTH_USE_AUTH=true)")
+    allow_remote: bool = _option(
+        False,
+        "switch",
+        GROUPS[0],
+        "allow a --host that is not a loopback address, and webhook deliveries to addresses "
+        "that are not loopback (the emulator has no real security)",
+    )
+    auth: bool = _option(False, "switch", GROUPS[1], "require keys (AUTH_USE_AUTH=true)")
     version: str = _option(
         DEFAULT_VERSION,
         "version",
-        GROUPS[1],
+        GROUPS[2],
         "the Honcho release to imitate where releases differ",
         flag="--honcho-version",
     )
     workspace_chat: bool | None = _option(
         None,
         "maybe",
-        GROUPS[1],
+        GROUPS[2],
         "serve POST /v3/workspaces/{w}/chat or answer 404 there (default: as the version does)",
     )
     deriver: str = _option(
@@ -56,26 +68,34 @@ class Options:
         choices=DERIVER_MODES,
     )
     flush: bool = _option(
-        False, "switch", GROUPS[2], "release every batch at once (DERIVER_FLUSH_ENABLED)"
+        False, "switch", GROUPS[3], "release every batch at once (DERIVER_FLUSH_ENABLED)"
     )
     batch_tokens: int = _option(
-        512, "count", GROUPS[2], "token target of the batching gate, 0 turns the gate off"
+        512, "count", GROUPS[3], "token target of the batching gate, 0 turns the gate off"
     )
     batch_max_age: float = _option(
-        1800.0, "seconds", GROUPS[2], "seconds after which a waiting batch is released anyway"
+        1800.0, "seconds", GROUPS[3], "seconds after which a waiting batch is released anyway"
     )
     deriver_delay: float = _option(
-        0.05, "seconds", GROUPS[2], "seconds from a batch being claimed to its conclusions"
+        0.05, "seconds", GROUPS[3], "seconds from a batch being claimed to its conclusions"
     )
     enqueue_delay: float = _option(
-        0.0, "seconds", GROUPS[2], "seconds before new queue items become visible"
+        0.0, "seconds", GROUPS[3], "seconds before new queue items become visible"
     )
     purge_delay: float = _option(
-        0.2, "seconds", GROUPS[3], "seconds from an accepted session/workspace delete to its purge"
+        0.2, "seconds", GROUPS[4], "seconds from an accepted session/workspace delete to its purge"
     )
-    chat_delay: float = _option(0.0, "seconds", GROUPS[3], "seconds a chat takes before answering")
+    chat_delay: float = _option(0.0, "seconds", GROUPS[4], "seconds a chat takes before answering")
     stream_chunk_delay: float = _option(
-        0.0, "seconds", GROUPS[3], "seconds between streamed chat chunks"
+        0.0, "seconds", GROUPS[4], "seconds between streamed chat chunks"
+    )
+    webhook_secret: str | None = _option(
+        None,
+        "text",
+        GROUPS[5],
+        "sign webhook deliveries with this secret (WEBHOOK_SECRET); without one nothing is "
+        "sent, as on the server",
+        repr=False,  # a secret: never in a repr, a log or /_fake/info
     )
 
     @property
@@ -107,6 +127,9 @@ def _check(name: str, meta: Any, value: object) -> None:
     elif kind == "count":
         if isinstance(value, bool) or not isinstance(value, int) or value < 0:
             raise ValueError(f"{name} must be an int >= 0, got {value!r}")
+    elif kind == "text":
+        if value is not None and (not isinstance(value, str) or not value):
+            raise ValueError(f"{name} must be a non-empty string or None")
     elif kind == "choice" and value not in meta["choices"]:
         known = ", ".join(repr(choice) for choice in meta["choices"])
         raise ValueError(f"{name} must be one of {known}, got {value!r}")

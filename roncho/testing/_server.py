@@ -25,6 +25,7 @@ from ._deriver import Deriver, DeriverRecord
 from ._faults import Faults, error_event, split_utf8_chunks
 from ._options import Options
 from ._web import Request, Response, error_response, json_response
+from ._webhooks import Delivery
 
 # Seconds a handler waits for the rest of a request before giving up on the client.
 SOCKET_TIMEOUT = 5.0
@@ -230,7 +231,9 @@ class FakeHoncho:
     Args:
         **options: any field of `roncho.testing.Options`, e.g. `auth=True` (require keys as
             a server with `AUTH_USE_AUTH=true`), `flush=True`, `deriver_delay=0.2`,
-            `version="3.0.12"`; each field's help text in `Options` says what it does.
+            `version="3.0.12"`, `webhook_secret="s"` (sign and send webhook deliveries,
+            to loopback only unless `allow_remote=True`); each field's help text in
+            `Options` says what it does.
 
     Raises:
         ValueError: an option is out of range, or `version` is not a known profile.
@@ -314,6 +317,7 @@ class FakeHoncho:
         fresh.wait = self._closing.wait
         old, self._app = self._app, fresh
         old.deriver.stop()
+        old.deliverer.close()
         if not self._closed:
             fresh.deriver.start()
         self.faults.clear()
@@ -337,6 +341,19 @@ class FakeHoncho:
         """
         return self._app.deriver.log()
 
+    def webhook_deliveries(self) -> list[Delivery]:
+        """Every webhook delivery attempted so far, oldest first: the URL, the event type,
+        the body and signature sent, and what came of it (``sent``, ``status``, ``error``).
+
+        Deliveries go out on their own thread, so one may still be on its way; wait with
+        ``fake.wait_for_webhooks(count, timeout=...)``.
+        """
+        return self._app.deliverer.deliveries()
+
+    def wait_for_webhooks(self, count: int, *, timeout: float) -> list[Delivery]:
+        """The deliveries once there are ``count`` of them, or as they are after ``timeout``."""
+        return self._app.deliverer.wait_for(count, timeout=timeout)
+
     def export_state(self) -> dict[str, Any]:
         """Everything the emulator holds (workspaces, peers, sessions, messages, conclusions,
         queue, cards, scopes, the deriver log) as versioned JSON-ready data; the request
@@ -354,7 +371,7 @@ class FakeHoncho:
         self._app.restore_state(snapshot)
 
     def close(self) -> None:
-        """Stop serving and the deriver; idempotent."""
+        """Stop serving, the deriver and webhook deliveries; idempotent."""
         if self._closed:
             return
         self._closed = True
@@ -362,6 +379,7 @@ class FakeHoncho:
         self._server.shutdown()
         self._server.server_close()
         self._app.deriver.stop()
+        self._app.deliverer.close()
         self._thread.join(timeout=2.0)
 
     def __enter__(self) -> FakeHoncho:

@@ -4,7 +4,9 @@ Every test here runs once per *target*:
 
 - ``live``: the server named by ``RONCHO_LIVE_URL`` (with ``RONCHO_LIVE_KEY`` when it has
   authentication on). Skipped, with the reason, when the URL is not set. These two
-  variables are the only environment this suite reads; roncho itself reads none.
+  variables, and ``RONCHO_LIVE_WEBHOOK_SECRET`` (the secret the server signs webhook
+  deliveries with; test_live_webhooks.py), are the only environment this suite reads;
+  roncho itself reads none.
 - ``emulator``: an in-process ``roncho.testing.FakeHoncho`` (auth off, workspace chat on).
 - ``emulator-auth``: a FakeHoncho with authentication on, driven with its admin key, and
   without workspace chat (as a 3.0.x server), so both chat branches run in CI.
@@ -51,10 +53,16 @@ TARGETS = ("live", "emulator", "emulator-auth")
 CLIENT_KINDS = ("blocking", "asyncio")
 # The emulator as the suite drives it: the deriver releases work at once (as the loopback
 # 3.0.12 server of reference §7 was set up), deletes purge quickly.
+# Webhooks are signed with test_live_webhooks.EMULATOR_SECRET.
+_WEBHOOKS = {"webhook_secret": "roncho-live-emulator-webhook-secret"}
 EMULATOR_OPTIONS: dict[str, dict[str, Any]] = {
-    "emulator": {"auth": False, "flush": True, "purge_delay": 0.2, "workspace_chat": True},
-    "emulator-auth": {"auth": True, "flush": True, "purge_delay": 0.2, "workspace_chat": False},
-}
+    "emulator": {
+        "auth": False, "flush": True, "purge_delay": 0.2, "workspace_chat": True, **_WEBHOOKS
+    },
+    "emulator-auth": {
+        "auth": True, "flush": True, "purge_delay": 0.2, "workspace_chat": False, **_WEBHOOKS
+    },
+}  # fmt: skip
 SKIP_NO_URL = f"real-server variant: {LIVE_URL_ENV} is not set (the emulator variants ran)"
 
 
@@ -187,9 +195,7 @@ def recorder(
 
 
 @pytest.fixture(scope="session")
-def scratch(
-    target: Target, recorder: Recorder, client_kind: type[Any]
-) -> Iterator[roncho.Client]:
+def scratch(target: Target, recorder: Recorder, client_kind: type[Any]) -> Iterator[roncho.Client]:
     """The run's one scratch workspace; removed afterwards (sessions first), even on failure.
 
     It is made and removed by the blocking client (scratch_workspace); with the "asyncio"

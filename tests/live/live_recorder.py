@@ -41,6 +41,7 @@ _ROUTE_WORDS = frozenset(
         "v3", "workspaces", "peers", "sessions", "messages", "conclusions", "list", "query",
         "search", "chat", "queue", "status", "config", "keys", "health", "openapi.json",
         "representation", "context", "card", "summaries", "upload", "clone", "scopes",
+        "webhooks", "test",
     }
 )  # fmt: skip
 # The placeholder for an id that follows each collection word.
@@ -50,9 +51,10 @@ _ID_AFTER = {
     "sessions": "{session}",
     "messages": "{message}",
     "conclusions": "{conclusion}",
+    "webhooks": "{webhook}",
 }
 # Words that may follow a collection word without being an id.
-_COLLECTION_WORDS = frozenset({"list", "query", "upload"})
+_COLLECTION_WORDS = frozenset({"list", "query", "upload", "test"})
 # A server-made id (21-char nanoid, reference §1.2) used as an object key.
 _NANOID = re.compile(r"^[A-Za-z0-9_-]{21}$")
 _PLAIN_KEY = re.compile(r"^[a-z][a-z0-9_]*$")

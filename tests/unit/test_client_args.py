@@ -450,6 +450,9 @@ WRITES: dict[str, Callable[[roncho.Client], Any]] = {
     "create_conclusions": lambda c: c.create_conclusions([ConclusionCreate("x", "a", "b")]),
     "delete_conclusion": lambda c: c.delete_conclusion("c"),
     "create_key": lambda c: c.create_key(workspace_id="w"),
+    "get_or_create_webhook": lambda c: c.get_or_create_webhook("http://localhost:9/hook"),
+    "delete_webhook": lambda c: c.delete_webhook("e"),
+    "trigger_webhook_test": lambda c: c.trigger_webhook_test(),
 }
 
 

@@ -24,6 +24,7 @@ from roncho import (
     StatusError,
     Timeout,
     UnauthorizedError,
+    WebhookLimitError,
     WorkspaceBusyError,
 )
 from roncho._errors import MAX_ERROR_BODY_BYTES, status_error
@@ -43,6 +44,7 @@ TREE: dict[type[BaseException], tuple[type[BaseException], ...]] = {
     StatusError: (RonchoError,),
     UnauthorizedError: (StatusError, RonchoError),
     WorkspaceBusyError: (StatusError, RonchoError),
+    WebhookLimitError: (StatusError, RonchoError),
     RedirectError: (StatusError, RonchoError),
 }
 
@@ -65,7 +67,7 @@ def test_errors_tree_has_no_unexpected_links() -> None:
     assert not issubclass(ProtocolError, ValueError)
     assert not issubclass(RonchoError, (TimeoutError, ConnectionError, OSError))
     assert not issubclass(Timeout, TimeoutError)  # no builtin shadowing confusion
-    for name in ("RedirectError", "UnauthorizedError", "WorkspaceBusyError"):
+    for name in ("RedirectError", "UnauthorizedError", "WorkspaceBusyError", "WebhookLimitError"):
         assert not issubclass(getattr(roncho, name), (ConnectError, Timeout, ConfigError))
 
 

@@ -41,6 +41,7 @@ from roncho import (
     Session,
     SessionPeerConfig,
     SessionQueueStatus,
+    WebhookEndpoint,
     Workspace,
     parse_timestamp,
 )
@@ -812,6 +813,9 @@ SAMPLES: list[Any] = [
     DeleteAccepted(message="accepted"),
     MessageCreate("alice", "hello", metadata={"k": [1]}),
     ConclusionCreate("likes tea", "alice", "bob", session_id="s1"),
+    WebhookEndpoint.from_json(
+        {"id": NANO, "url": "http://localhost:9/h", "workspace_id": "w"}, "op", True
+    ),
 ]
 
 

@@ -30,6 +30,7 @@ from roncho import (
     Session,
     SessionPeerConfig,
     StatusError,
+    WebhookEndpoint,
     Workspace,
 )
 
@@ -218,6 +219,15 @@ def _check_evidence(answer: ChatAnswer) -> None:
         {"tool_name": "search_memory", "tool_input": {"query": "tea"}},
     )
     assert answer.evidence.reasoning_trace_id is None
+
+
+# 3.0.12's webhook endpoint: the workspace under ``workspace_id``, no metadata.
+HID = "tafH48lWq1FcDJxUGxPj9"
+WEBHOOK = {"id": HID, "workspace_id": WS, "url": "http://localhost:8765/hook", "created_at": TS}
+
+
+def _webhook_fields() -> dict[str, Any]:
+    return {"id": HID, "workspace_id": WS, "url": "http://localhost:8765/hook", "created_at": TS}
 
 
 RESPONSE_FORMAT = {"type": "object", "properties": {"likes": {"type": "string"}}}
@@ -700,6 +710,42 @@ CASES = [
         None,
         lambda r: r == "eyJ.minted.key" or pytest.fail(),
         empty_body=True,
+    ),
+    Case(
+        "get_or_create_webhook",
+        lambda c: c.get_or_create_webhook("http://localhost:8765/hook"),
+        _ok(201, WEBHOOK),
+        "POST",
+        f"{W}/webhooks",
+        {"url": "http://localhost:8765/hook"},
+        lambda r: r == WebhookEndpoint(**_webhook_fields(), created=True) or pytest.fail(),
+    ),
+    Case(
+        "list_webhooks",
+        lambda c: c.list_webhooks(page=2, size=1),
+        _ok(200, page([WEBHOOK], total=2, p=2, size=1)),
+        "GET",
+        f"{W}/webhooks?page=2&size=1",
+        None,
+        lambda r: _check_page(r, (WebhookEndpoint(**_webhook_fields()),), 2, 2, 1),
+    ),
+    Case(
+        "delete_webhook",
+        lambda c: c.delete_webhook(HID),
+        response_bytes(204, None, reason="No Content", content_type="application/json"),
+        "DELETE",
+        f"{W}/webhooks/{HID}",
+        None,
+        lambda r: r is None or pytest.fail(),
+    ),
+    Case(
+        "trigger_webhook_test",
+        lambda c: c.trigger_webhook_test(),
+        _ok(200, None, raw_body=b"null"),
+        "GET",
+        f"{W}/webhooks/test",
+        None,
+        lambda r: r is None or pytest.fail(),
     ),
 ]
 

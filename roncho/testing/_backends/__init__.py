@@ -1,9 +1,9 @@
 """The emulator's backends: the state rules of each resource, with no HTTP in them.
 
 One module per resource (workspaces, peers, sessions, messages, conclusions, search, chat,
-keys, queue, scopes), the way moto splits a service into its `models.py`. A backend function
-takes the store's objects and plain values, changes the state or reads it, and returns state
-objects or plain values; it raises `ApiError` when the server's rules refuse. Callers hold
+keys, queue, scopes, webhooks), the way moto splits a service into its `models.py`. A backend
+function takes the store's objects and plain values, changes the state or reads it, and returns
+state objects or plain values; it raises `ApiError` when the server's rules refuse. Callers hold
 `Store.lock` for the whole call (the route modules in `roncho.testing._routes` do, around the
 call and the rendering of its answer). A new resource is a backend module here, a route
 module there, and one line in `_routes.ROUTE_MODULES`.

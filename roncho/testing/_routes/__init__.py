@@ -22,6 +22,7 @@ from . import (
     search,
     service,
     sessions,
+    webhooks,
     workspaces,
 )
 
@@ -37,6 +38,7 @@ ROUTE_MODULES = (
     chat,
     queue,
     scopes,
+    webhooks,
 )
 
 
