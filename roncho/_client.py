@@ -1,28 +1,266 @@
-"""Client: the blocking executor of the operation catalogue.
+"""Client: the blocking Honcho client, and what it shares with AsyncClient.
 
-Each method is an operation from ``_operations`` (its checks, request and decoder) run
-here on one new connection: connect, send, read until the sans-IO exchange has its answer,
-close. Nothing is retried, no redirect is followed, nothing is logged, and no state
-changes after construction except the key being wiped by close().
+``ClientCore`` holds what both clients share apart from I/O: the configuration, the key,
+copies and lifetime. ``Client`` adds one method per operation of ``_operations`` (each
+checks its arguments and describes the call) and runs each on one new connection: connect,
+send, read until the sans-IO exchange has its answer, close. Nothing is retried, no
+redirect is followed, nothing is logged, and no state changes after construction except
+the key being wiped by close().
+
+The operation methods are written out by ``scripts/render_clients.py`` from the
+operations' own signatures and docstrings (between the GENERATED markers; edit the
+operation, not the method, and run the script).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
-from typing import Any, ClassVar, TypeVar
+import socket
+import time
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any, ClassVar, Final, TypeVar
 
-from ._base import ClientCore, encode_json, method_from
-from ._checks import MAX_PAGE_SIZE
+from . import _operations as ops
+from ._checks import (
+    MAX_PAGE_SIZE,
+    Endpoint,
+    check_api_key,
+    check_flag,
+    check_id,
+    check_positive_int,
+    check_timeout,
+    parse_base_url,
+)
+from ._deadline import Deadline, Limits
+from ._errors import ConfigError, ReadOnlyError
 from ._exchange import Call, Exchange
-from ._methods import CALL, STREAM, WALK, Declared
-from ._models import Page
-from ._ops_shapes import Pages
+from ._operations import Pages, Scope
 from ._stream import ChatStream
-from ._transport import Connection
+from ._transport import Connection, SocketFactory, tls_context
 
-__all__ = ["MAX_PAGE_SIZE", "Client"]
+if TYPE_CHECKING:
+    # BEGIN GENERATED imports (scripts/render_clients.py)
+    from collections.abc import Iterable, Mapping
 
+    from ._models import (
+        ChatAnswer,
+        Conclusion,
+        ConclusionCreate,
+        DeleteAccepted,
+        Health,
+        Message,
+        MessageCreate,
+        Page,
+        Peer,
+        QueueStatus,
+        Session,
+        SessionPeerConfig,
+        Workspace,
+    )
+    # END GENERATED imports
+
+__all__ = ["MAX_PAGE_SIZE", "Client", "ClientCore"]
+
+C = TypeVar("C", bound="ClientCore")
 T = TypeVar("T")
+
+DEFAULT_MAX_RESPONSE_BYTES: Final = 8 * 1024 * 1024
+_UNSET: Final[Any] = object()
+
+
+class _Closed:
+    def __repr__(self) -> str:
+        return "<closed>"
+
+
+CLOSED: Final = _Closed()
+
+
+class ClientCore:
+    """Immutable configuration for one workspace, and the key it wipes on close()."""
+
+    __slots__ = ("_endpoint", "_key", "_limits", "_read_only", "_scope", "_tls")
+    _endpoint: Endpoint
+    _key: bytearray | None
+    _limits: Limits
+    _read_only: bool
+    _scope: Scope
+    _tls: Any
+    _public_name: str = "roncho.Client"
+    # The connection seam (see _transport.SocketFactory): how each client makes its
+    # sockets. A subclass (a test's) may set its own; nothing else changes it.
+    _new_socket: ClassVar[SocketFactory] = socket.socket
+
+    def __init__(
+        self,
+        base_url: str,
+        workspace: str,
+        *,
+        api_key: str | None = None,
+        connect_timeout: float = 10.0,
+        read_timeout: float = 120.0,
+        max_response_bytes: int = DEFAULT_MAX_RESPONSE_BYTES,
+        read_only: bool = False,
+    ) -> None:
+        endpoint = parse_base_url(base_url)
+        limits = Limits(
+            connect_timeout=check_timeout(connect_timeout, "connect_timeout"),
+            read_timeout=check_timeout(read_timeout, "read_timeout"),
+            max_response_bytes=check_positive_int(max_response_bytes, "max_response_bytes"),
+        )
+        check_flag(read_only, "read_only")
+        self._init(
+            endpoint,
+            check_id(workspace, "workspace"),
+            check_api_key(api_key),
+            limits,
+            read_only,
+            tls_context() if endpoint.scheme == "https" else None,
+        )
+
+    def _init(
+        self,
+        endpoint: Endpoint,
+        workspace: str,
+        key: bytearray | None,
+        limits: Limits,
+        read_only: bool,
+        tls: Any,
+    ) -> None:
+        set_ = object.__setattr__
+        set_(self, "_endpoint", endpoint)
+        set_(self, "_scope", Scope(endpoint.prefix, workspace))
+        set_(self, "_key", key)
+        set_(self, "_limits", limits)
+        set_(self, "_read_only", read_only)
+        set_(self, "_tls", tls)
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError(
+            f"{self._public_name} is immutable; use with_workspace() or with_options()"
+        )
+
+    def __delattr__(self, name: str) -> None:
+        raise AttributeError(
+            f"{self._public_name} is immutable; use with_workspace() or with_options()"
+        )
+
+    def __repr__(self) -> str:
+        key = "set" if self._key is not None else "none"
+        mode = ", read_only" if self._read_only else ""
+        return (
+            f"<{self._public_name} {self._endpoint} workspace={self.workspace!r} key={key}{mode}>"
+        )
+
+    __str__ = __repr__
+
+    def __reduce__(self) -> Any:
+        raise TypeError(f"a {self._public_name} cannot be pickled (it would carry its key)")
+
+    # -- properties and copies -------------------------------------------------------------
+    @property
+    def base_url(self) -> str:
+        return str(self._endpoint)
+
+    @property
+    def workspace(self) -> str:
+        return self._scope.workspace
+
+    @property
+    def read_only(self) -> bool:
+        return self._read_only
+
+    @property
+    def has_key(self) -> bool:
+        return self._key is not None
+
+    @property
+    def closed(self) -> bool:
+        return self._tls is CLOSED
+
+    def with_workspace(
+        self: C, workspace: str, *, api_key: Any = _UNSET, read_only: bool | None = None
+    ) -> C:
+        """A client for another workspace. Without ``api_key`` it keeps this key (a copy)."""
+        key = check_api_key(api_key) if api_key is not _UNSET else self._copy_key()
+        return self._copy(
+            workspace=check_id(workspace, "workspace"),
+            key=key,
+            read_only=self._read_only if read_only is None else read_only,
+        )
+
+    def with_options(
+        self: C,
+        *,
+        connect_timeout: float | None = None,
+        read_timeout: float | None = None,
+        max_response_bytes: int | None = None,
+    ) -> C:
+        """The same client with other limits, e.g. a long read timeout for the dialectic."""
+        old = self._limits
+        limits = Limits(
+            connect_timeout=old.connect_timeout
+            if connect_timeout is None
+            else check_timeout(connect_timeout, "connect_timeout"),
+            read_timeout=old.read_timeout
+            if read_timeout is None
+            else check_timeout(read_timeout, "read_timeout"),
+            max_response_bytes=old.max_response_bytes
+            if max_response_bytes is None
+            else check_positive_int(max_response_bytes, "max_response_bytes"),
+        )
+        return self._copy(limits=limits, key=self._copy_key())
+
+    def _copy_key(self) -> bytearray | None:
+        self._check_open()
+        return None if self._key is None else bytearray(self._key)
+
+    def _copy(self: C, **changes: Any) -> C:
+        self._check_open()  # a copy of a closed client would be closed too: say so now
+        check_flag(changes.get("read_only", False), "read_only")
+        clone = object.__new__(type(self))
+        clone._init(
+            self._endpoint,
+            changes.get("workspace", self.workspace),
+            changes["key"],
+            changes.get("limits", self._limits),
+            changes.get("read_only", self._read_only),
+            self._tls,
+        )
+        return clone
+
+    # -- lifetime --------------------------------------------------------------------------
+    def _wipe(self) -> None:
+        """Overwrite the key in memory; the client refuses calls afterwards.
+
+        Python cannot promise the key left no other copy (the caller's own string, the
+        bytes of a request already sent); this wipes the one roncho keeps.
+        """
+        if self._key is not None:
+            for i in range(len(self._key)):
+                self._key[i] = 0
+        object.__setattr__(self, "_tls", CLOSED)
+
+    def __del__(self) -> None:
+        try:
+            key = self._key
+        except AttributeError:
+            return
+        if key is not None:
+            for i in range(len(key)):
+                key[i] = 0
+
+    def _check_open(self) -> None:
+        if self._tls is CLOSED:
+            raise ConfigError(f"this {self._public_name} is closed")
+
+    def _start(self, call: Call[T]) -> tuple[Exchange[T], Deadline]:
+        """What every call checks before it connects, and the state it starts with."""
+        if call.write and self._read_only:
+            raise ReadOnlyError(f"{call.op} changes server state and this client is read-only")
+        self._check_open()
+        total = check_timeout(call.deadline, "deadline", allow_none=True)
+        deadline = Deadline(self._limits.read_timeout, total, time.monotonic())
+        return Exchange(call, self._key, self._limits.max_response_bytes), deadline
 
 
 class Client(ClientCore):
@@ -49,6 +287,591 @@ class Client(ClientCore):
 
     __slots__ = ()
 
+    # BEGIN GENERATED methods (scripts/render_clients.py)
+    def get_or_create_workspace(
+        self,
+        metadata: Mapping[str, Any] | None = None,
+        configuration: Mapping[str, Any] | None = None,
+        *,
+        deadline: float | None = None,
+    ) -> Workspace:
+        """``POST /v3/workspaces``. ``created`` tells 201 (made now) from 200 (existed).
+
+        An existing workspace ignores the metadata and configuration sent; use
+        update_workspace() to change them.
+        """
+        return self._run(
+            ops.get_or_create_workspace(self._scope, metadata, configuration, deadline=deadline)
+        )
+
+    def update_workspace(
+        self,
+        metadata: Mapping[str, Any] | None = None,
+        configuration: Mapping[str, Any] | None = None,
+        *,
+        deadline: float | None = None,
+    ) -> Workspace:
+        """``PUT /v3/workspaces/{id}``: metadata replaces; configuration merges top-level keys.
+
+        The server creates the workspace if it does not exist.
+        """
+        return self._run(
+            ops.update_workspace(self._scope, metadata, configuration, deadline=deadline)
+        )
+
+    def list_workspaces(
+        self,
+        *,
+        page: int = 1,
+        size: int = 50,
+        reverse: bool = False,
+        filters: Mapping[str, Any] | None = None,
+        deadline: float | None = None,
+    ) -> Page[Workspace]:
+        """``POST /v3/workspaces/list``; admin-only once authentication is on."""
+        return self._run(
+            ops.list_workspaces(
+                self._scope,
+                page=page,
+                size=size,
+                reverse=reverse,
+                filters=filters,
+                deadline=deadline,
+            )
+        )
+
+    def delete_workspace(self, *, deadline: float | None = None) -> DeleteAccepted:
+        """``DELETE /v3/workspaces/{id}``: 202, purged in the background.
+
+        Raises:
+            WorkspaceBusyError: 409, the workspace still has active sessions; delete them
+                first (a session delete makes it inactive at once).
+        """
+        return self._run(ops.delete_workspace(self._scope, deadline=deadline))
+
+    def get_or_create_peer(
+        self,
+        peer_id: str,
+        metadata: Mapping[str, Any] | None = None,
+        configuration: Mapping[str, Any] | None = None,
+        *,
+        deadline: float | None = None,
+    ) -> Peer:
+        """``POST .../peers``. Given metadata or configuration replace the stored ones.
+
+        The only configuration key the server reads is ``observe_me`` (default true).
+        """
+        return self._run(
+            ops.get_or_create_peer(self._scope, peer_id, metadata, configuration, deadline=deadline)
+        )
+
+    def update_peer(
+        self,
+        peer_id: str,
+        metadata: Mapping[str, Any] | None = None,
+        configuration: Mapping[str, Any] | None = None,
+        *,
+        deadline: float | None = None,
+    ) -> Peer:
+        """``PUT .../peers/{peer}``: both fields replace wholesale when given."""
+        return self._run(
+            ops.update_peer(self._scope, peer_id, metadata, configuration, deadline=deadline)
+        )
+
+    def list_peers(
+        self,
+        *,
+        page: int = 1,
+        size: int = 50,
+        reverse: bool = False,
+        filters: Mapping[str, Any] | None = None,
+        deadline: float | None = None,
+    ) -> Page[Peer]:
+        """``POST .../peers/list`` (a POST, as the server has it; there is no GET)."""
+        return self._run(
+            ops.list_peers(
+                self._scope,
+                page=page,
+                size=size,
+                reverse=reverse,
+                filters=filters,
+                deadline=deadline,
+            )
+        )
+
+    def get_or_create_session(
+        self,
+        session_id: str,
+        peers: Mapping[str, SessionPeerConfig | Mapping[str, Any] | None] | None = None,
+        metadata: Mapping[str, Any] | None = None,
+        configuration: Mapping[str, Any] | None = None,
+        *,
+        deadline: float | None = None,
+    ) -> Session:
+        """``POST .../sessions``. ``peers`` maps a peer id to its session config.
+
+        A peer that is already an active member keeps its config: the server ignores the
+        map for it. Use set_session_peer_config() to change it. A deleted session answers
+        404 until the server has purged it.
+        """
+        return self._run(
+            ops.get_or_create_session(
+                self._scope, session_id, peers, metadata, configuration, deadline=deadline
+            )
+        )
+
+    def update_session(
+        self,
+        session_id: str,
+        metadata: Mapping[str, Any] | None = None,
+        configuration: Mapping[str, Any] | None = None,
+        *,
+        deadline: float | None = None,
+    ) -> Session:
+        """``PUT .../sessions/{id}``: metadata replaces; configuration merges top-level keys."""
+        return self._run(
+            ops.update_session(self._scope, session_id, metadata, configuration, deadline=deadline)
+        )
+
+    def list_sessions(
+        self,
+        *,
+        page: int = 1,
+        size: int = 50,
+        reverse: bool = False,
+        filters: Mapping[str, Any] | None = None,
+        deadline: float | None = None,
+    ) -> Page[Session]:
+        """``POST .../sessions/list``: active sessions only."""
+        return self._run(
+            ops.list_sessions(
+                self._scope,
+                page=page,
+                size=size,
+                reverse=reverse,
+                filters=filters,
+                deadline=deadline,
+            )
+        )
+
+    def list_session_peers(
+        self, session_id: str, *, page: int = 1, size: int = 50, deadline: float | None = None
+    ) -> Page[Peer]:
+        """``GET .../sessions/{id}/peers``: active members only."""
+        return self._run(
+            ops.list_session_peers(self._scope, session_id, page=page, size=size, deadline=deadline)
+        )
+
+    def get_session_peer_config(
+        self, session_id: str, peer_id: str, *, deadline: float | None = None
+    ) -> SessionPeerConfig:
+        """``GET .../sessions/{s}/peers/{p}/config``."""
+        return self._run(
+            ops.get_session_peer_config(self._scope, session_id, peer_id, deadline=deadline)
+        )
+
+    def set_session_peer_config(
+        self,
+        session_id: str,
+        peer_id: str,
+        *,
+        observe_me: bool | None = None,
+        observe_others: bool | None = None,
+        deadline: float | None = None,
+    ) -> None:
+        """``PUT .../sessions/{s}/peers/{p}/config`` (204). Merges the non-None fields.
+
+        A field cannot be reset to None this way; the server keeps the old value. At least
+        one flag must be given (ConfigError otherwise): an empty update would still add
+        the peer to the session.
+        """
+        return self._run(
+            ops.set_session_peer_config(
+                self._scope,
+                session_id,
+                peer_id,
+                observe_me=observe_me,
+                observe_others=observe_others,
+                deadline=deadline,
+            )
+        )
+
+    def delete_session(self, session_id: str, *, deadline: float | None = None) -> DeleteAccepted:
+        """``DELETE .../sessions/{id}``: 202; the session is inactive at once.
+
+        Its messages stay listable and its id answers 404 until the background purge,
+        which also removes conclusions made in that session.
+        """
+        return self._run(ops.delete_session(self._scope, session_id, deadline=deadline))
+
+    def add_messages(
+        self, session_id: str, messages: Iterable[MessageCreate], *, deadline: float | None = None
+    ) -> tuple[Message, ...]:
+        """``POST .../sessions/{id}/messages``: 1 to 100 messages, answered in input order.
+
+        If this raises with ``error.request_sent`` true, the server may have stored the
+        batch: list the session's newest messages before sending it again.
+        """
+        return self._run(ops.add_messages(self._scope, session_id, messages, deadline=deadline))
+
+    def list_messages(
+        self,
+        session_id: str,
+        *,
+        page: int = 1,
+        size: int = 50,
+        reverse: bool = False,
+        filters: Mapping[str, Any] | None = None,
+        deadline: float | None = None,
+    ) -> Page[Message]:
+        """``POST .../sessions/{id}/messages/list``, oldest first unless ``reverse``.
+
+        An unknown session gives an empty page, not 404.
+        """
+        return self._run(
+            ops.list_messages(
+                self._scope,
+                session_id,
+                page=page,
+                size=size,
+                reverse=reverse,
+                filters=filters,
+                deadline=deadline,
+            )
+        )
+
+    def iter_messages(
+        self,
+        session_id: str,
+        *,
+        size: int = MAX_PAGE_SIZE,
+        reverse: bool = False,
+        filters: Mapping[str, Any] | None = None,
+        deadline: float | None = None,
+    ) -> Iterator[Message]:
+        """Every message of a session, page by page (each page is one call).
+
+        ``deadline`` bounds each page's call, not the whole walk. Messages added while
+        walking may shift pages; walk ``reverse=True`` from the newest to see them first.
+        """
+        return self._walk(
+            ops.iter_messages(
+                self._scope,
+                session_id,
+                size=size,
+                reverse=reverse,
+                filters=filters,
+                deadline=deadline,
+            )
+        )
+
+    def get_message(
+        self, session_id: str, message_id: str, *, deadline: float | None = None
+    ) -> Message:
+        """``GET .../sessions/{s}/messages/{id}``."""
+        return self._run(ops.get_message(self._scope, session_id, message_id, deadline=deadline))
+
+    def update_message_metadata(
+        self,
+        session_id: str,
+        message_id: str,
+        metadata: Mapping[str, Any],
+        *,
+        deadline: float | None = None,
+    ) -> Message:
+        """``PUT .../messages/{id}``: replaces the metadata. Content can never be edited."""
+        return self._run(
+            ops.update_message_metadata(
+                self._scope, session_id, message_id, metadata, deadline=deadline
+            )
+        )
+
+    def create_conclusions(
+        self, conclusions: Iterable[ConclusionCreate], *, deadline: float | None = None
+    ) -> tuple[Conclusion, ...]:
+        """``POST .../conclusions``: 1 to 100, each stored as ``level: explicit``.
+
+        The server does not deduplicate: after an error with ``request_sent`` true, list
+        the conclusions before sending again.
+        """
+        return self._run(ops.create_conclusions(self._scope, conclusions, deadline=deadline))
+
+    def list_conclusions(
+        self,
+        filters: Mapping[str, Any] | None = None,
+        *,
+        page: int = 1,
+        size: int = 50,
+        reverse: bool = False,
+        deadline: float | None = None,
+    ) -> Page[Conclusion]:
+        """``POST .../conclusions/list``: newest first unless ``reverse`` (unlike other lists)."""
+        return self._run(
+            ops.list_conclusions(
+                self._scope, filters, page=page, size=size, reverse=reverse, deadline=deadline
+            )
+        )
+
+    def query_conclusions(
+        self,
+        query: str,
+        observer_id: str,
+        observed_id: str,
+        *,
+        top_k: int | None = None,
+        distance: float | None = None,
+        filters: Mapping[str, Any] | None = None,
+        deadline: float | None = None,
+    ) -> tuple[Conclusion, ...]:
+        """``POST .../conclusions/query``: semantic search, most similar first.
+
+        The server refuses a query without observer and observed, so both are required;
+        they travel inside ``filters``, as the server wants them.
+        """
+        return self._run(
+            ops.query_conclusions(
+                self._scope,
+                query,
+                observer_id,
+                observed_id,
+                top_k=top_k,
+                distance=distance,
+                filters=filters,
+                deadline=deadline,
+            )
+        )
+
+    def delete_conclusion(self, conclusion_id: str, *, deadline: float | None = None) -> None:
+        """``DELETE .../conclusions/{id}``: 204 with an empty body."""
+        return self._run(ops.delete_conclusion(self._scope, conclusion_id, deadline=deadline))
+
+    def search(
+        self,
+        query: str,
+        *,
+        limit: int = 10,
+        filters: Mapping[str, Any] | None = None,
+        deadline: float | None = None,
+    ) -> tuple[Message, ...]:
+        """``POST .../search`` across the workspace; the answer is a bare array of messages."""
+        return self._run(
+            ops.search(self._scope, query, limit=limit, filters=filters, deadline=deadline)
+        )
+
+    def search_peer(
+        self,
+        peer_id: str,
+        query: str,
+        *,
+        limit: int = 10,
+        filters: Mapping[str, Any] | None = None,
+        deadline: float | None = None,
+    ) -> tuple[Message, ...]:
+        """``POST .../peers/{id}/search``: the server forces ``peer_id`` into the filters."""
+        return self._run(
+            ops.search_peer(
+                self._scope, peer_id, query, limit=limit, filters=filters, deadline=deadline
+            )
+        )
+
+    def search_session(
+        self,
+        session_id: str,
+        query: str,
+        *,
+        limit: int = 10,
+        filters: Mapping[str, Any] | None = None,
+        deadline: float | None = None,
+    ) -> tuple[Message, ...]:
+        """``POST .../sessions/{id}/search``: the server forces ``session_id`` into filters."""
+        return self._run(
+            ops.search_session(
+                self._scope, session_id, query, limit=limit, filters=filters, deadline=deadline
+            )
+        )
+
+    def chat(
+        self,
+        peer_id: str,
+        query: str,
+        *,
+        target: str | None = None,
+        session_id: str | None = None,
+        reasoning_level: str | None = None,
+        include_evidence: bool = False,
+        response_format: Mapping[str, Any] | None = None,
+        filters: Mapping[str, Any] | None = None,
+        deadline: float | None = None,
+    ) -> ChatAnswer:
+        """``POST .../peers/{id}/chat``: ask the dialectic what ``peer_id`` knows.
+
+        Answers take 30 to 50 s at the higher reasoning levels: give the client a long
+        ``read_timeout`` (see with_options()). ``filters`` may hold only ``session_id``.
+        ``include_evidence`` needs a server newer than 3.0.12.
+        """
+        return self._run(
+            ops.chat(
+                self._scope,
+                peer_id,
+                query,
+                target=target,
+                session_id=session_id,
+                reasoning_level=reasoning_level,
+                include_evidence=include_evidence,
+                response_format=response_format,
+                filters=filters,
+                deadline=deadline,
+            )
+        )
+
+    def chat_stream(
+        self,
+        peer_id: str,
+        query: str,
+        *,
+        target: str | None = None,
+        session_id: str | None = None,
+        reasoning_level: str | None = None,
+        include_evidence: bool = False,
+        response_format: Mapping[str, Any] | None = None,
+        filters: Mapping[str, Any] | None = None,
+        deadline: float | None = None,
+    ) -> ChatStream:
+        """chat() as a stream of ChatChunk; use it as a context manager so it closes.
+
+        The idle read timeout applies between chunks, so a slow answer can be told from
+        a dead one. The final chunk has ``done`` set and carries any evidence.
+        """
+        return self._open_stream(
+            ops.chat_stream(
+                self._scope,
+                peer_id,
+                query,
+                target=target,
+                session_id=session_id,
+                reasoning_level=reasoning_level,
+                include_evidence=include_evidence,
+                response_format=response_format,
+                filters=filters,
+                deadline=deadline,
+            )
+        )
+
+    def chat_workspace(
+        self,
+        query: str,
+        *,
+        session_id: str | None = None,
+        reasoning_level: str | None = None,
+        include_evidence: bool = False,
+        response_format: Mapping[str, Any] | None = None,
+        deadline: float | None = None,
+    ) -> ChatAnswer:
+        """``POST /v3/workspaces/{id}/chat`` (Honcho 3.3 OpenAPI; absent from 3.0.12).
+
+        Raises StatusError saying so when the server has no such route (404 or 405).
+        """
+        return self._run(
+            ops.chat_workspace(
+                self._scope,
+                query,
+                session_id=session_id,
+                reasoning_level=reasoning_level,
+                include_evidence=include_evidence,
+                response_format=response_format,
+                deadline=deadline,
+            )
+        )
+
+    def chat_workspace_stream(
+        self,
+        query: str,
+        *,
+        session_id: str | None = None,
+        reasoning_level: str | None = None,
+        include_evidence: bool = False,
+        response_format: Mapping[str, Any] | None = None,
+        deadline: float | None = None,
+    ) -> ChatStream:
+        """chat_workspace() as a stream of ChatChunk."""
+        return self._open_stream(
+            ops.chat_workspace_stream(
+                self._scope,
+                query,
+                session_id=session_id,
+                reasoning_level=reasoning_level,
+                include_evidence=include_evidence,
+                response_format=response_format,
+                deadline=deadline,
+            )
+        )
+
+    def probe(self, *, deadline: float | None = None) -> Health:
+        """``GET /health``: the cheapest call that shows the server is up.
+
+        Honcho 3.2 exposes no version here or in any header; see server_version().
+        """
+        return self._run(ops.probe(self._scope, deadline=deadline))
+
+    def server_version(self, *, deadline: float | None = None) -> str | None:
+        """``info.version`` from ``GET /openapi.json``, the only place Honcho states it.
+
+        None when the server does not serve the document (404) or it has no version.
+        """
+        return self._run(ops.server_version(self._scope, deadline=deadline))
+
+    def queue_status(
+        self,
+        *,
+        observer_id: str | None = None,
+        sender_id: str | None = None,
+        session_id: str | None = None,
+        deadline: float | None = None,
+    ) -> QueueStatus:
+        """``GET .../queue/status``: the deriver's queue rows for this workspace.
+
+        ``session_id`` is the session name; the answer's ``sessions`` map is keyed by the
+        server's internal session ids. ``observer_id`` and ``sender_id`` are OR-ed.
+        On Honcho 3.0.12 ``observer_id`` never counts message work (its filter reads
+        ``payload->>'observer'``, which message items lack: they carry ``observers``), so it
+        reports zeros for the deriver's main queue; use ``sender_id`` or ``session_id``.
+        """
+        return self._run(
+            ops.queue_status(
+                self._scope,
+                observer_id=observer_id,
+                sender_id=sender_id,
+                session_id=session_id,
+                deadline=deadline,
+            )
+        )
+
+    def create_key(
+        self,
+        *,
+        workspace_id: str | None = None,
+        peer_id: str | None = None,
+        session_id: str | None = None,
+        expires_at: str | None = None,
+        deadline: float | None = None,
+    ) -> str:
+        """``POST /v3/keys`` (admin key only): mint a scoped key. Treat the result as secret.
+
+        A server with authentication off answers 405 "Feature is disabled".
+        """
+        return self._run(
+            ops.create_key(
+                self._scope,
+                workspace_id=workspace_id,
+                peer_id=peer_id,
+                session_id=session_id,
+                expires_at=expires_at,
+                deadline=deadline,
+            )
+        )
+
+    # END GENERATED methods
+
     def close(self) -> None:
         """Overwrite the key in memory; the client refuses calls afterwards."""
         self._wipe()
@@ -59,19 +882,7 @@ class Client(ClientCore):
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    # -- the executor --------------------------------------------------------------------------
-    _RETURNS: ClassVar = {CALL: "{}", STREAM: "ChatStream", WALK: "Iterator[{}]"}
-
-    @classmethod
-    def _method(cls, declared: Declared[Any, Any, Any]) -> Callable[..., Any]:
-        """The method of one declared operation: build its call, then run it."""
-        build, finish = declared.build, getattr(cls, declared.finisher)
-
-        def method(self: Client, /, *args: Any, **kwargs: Any) -> Any:
-            return finish(self, build(self._scope, *args, **kwargs))
-
-        return method_from(build, method, cls._RETURNS[declared.kind])
-
+    # -- how every method runs its operation: one connection per call ----------------------
     def _run(self, call: Call[T]) -> T:
         """One whole call: its result, or the error its answer means."""
         connection, exchange = self._exchange(call)
@@ -100,7 +911,7 @@ class Client(ClientCore):
         )
         with exchange.guard(connection):
             # Only now, connected, is the request with the key built (and wiped once sent).
-            with exchange.sending(self._endpoint, encode_json) as wire:
+            with exchange.sending(self._endpoint) as wire:
                 connection.send(wire)
             while exchange.needs_more:
                 exchange.received(connection.read(exchange.room()))

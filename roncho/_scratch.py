@@ -15,8 +15,8 @@ from contextlib import contextmanager
 from datetime import UTC, datetime
 from typing import Any
 
+from ._checks import check_id
 from ._client import Client
-from ._config import check_id
 from ._errors import RonchoError, StatusError, UnauthorizedError, WorkspaceBusyError
 
 # How long to keep asking for the workspace delete while sessions become inactive.

@@ -14,7 +14,7 @@ import time
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
-from ._config import Endpoint
+from ._checks import Endpoint
 from ._deadline import Deadline, Limits
 from ._errors import (
     ConnectError,

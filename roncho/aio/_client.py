@@ -1,25 +1,49 @@
-"""AsyncClient: the asyncio executor of the operation catalogue, ``Client``'s twin.
+"""AsyncClient: the asyncio twin of ``Client``, the same operations as coroutines.
 
 The operations (checks, requests, decoders), the configuration, the key handling and the
-errors are the blocking client's own; only the I/O differs. One connection per call, no
-retry, no redirect, the response cap enforced while reading, the key in a bytearray
-wiped on close and the request bytes holding it wiped once sent. A cancelled call aborts
-its connection at once.
+errors are the blocking client's own (``ClientCore``); only the I/O differs. One connection
+per call, no retry, no redirect, the response cap enforced while reading, the key in a
+bytearray wiped on close and the request bytes holding it wiped once sent. A cancelled call
+aborts its connection at once.
+
+The operation methods are written out by ``scripts/render_clients.py``, as Client's are.
 """
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable
-from typing import Any, ClassVar, TypeVar
+from collections.abc import AsyncIterator
+from typing import TYPE_CHECKING, TypeVar
 
-from .._base import ClientCore, encode_json, method_from
+from .. import _operations as ops
+from .._checks import MAX_PAGE_SIZE
+from .._client import ClientCore
 from .._exchange import Call, Exchange
-from .._methods import CALL, STREAM, WALK, Declared
-from .._models import Page
-from .._ops_shapes import Pages
+from .._operations import Pages
 from ._closing import AsyncClosing
 from ._stream import AsyncChatStream
 from ._transport import AsyncConnection
+
+if TYPE_CHECKING:
+    # BEGIN GENERATED imports (scripts/render_clients.py)
+    from collections.abc import Iterable, Mapping
+    from typing import Any
+
+    from .._models import (
+        ChatAnswer,
+        Conclusion,
+        ConclusionCreate,
+        DeleteAccepted,
+        Health,
+        Message,
+        MessageCreate,
+        Page,
+        Peer,
+        QueueStatus,
+        Session,
+        SessionPeerConfig,
+        Workspace,
+    )
+    # END GENERATED imports
 
 T = TypeVar("T")
 
@@ -35,29 +59,603 @@ class AsyncClient(ClientCore, AsyncClosing):
     __slots__ = ()
     _public_name = "roncho.aio.AsyncClient"
 
+    # BEGIN GENERATED methods (scripts/render_clients.py)
+    async def get_or_create_workspace(
+        self,
+        metadata: Mapping[str, Any] | None = None,
+        configuration: Mapping[str, Any] | None = None,
+        *,
+        deadline: float | None = None,
+    ) -> Workspace:
+        """``POST /v3/workspaces``. ``created`` tells 201 (made now) from 200 (existed).
+
+        An existing workspace ignores the metadata and configuration sent; use
+        update_workspace() to change them.
+        """
+        return await self._run(
+            ops.get_or_create_workspace(self._scope, metadata, configuration, deadline=deadline)
+        )
+
+    async def update_workspace(
+        self,
+        metadata: Mapping[str, Any] | None = None,
+        configuration: Mapping[str, Any] | None = None,
+        *,
+        deadline: float | None = None,
+    ) -> Workspace:
+        """``PUT /v3/workspaces/{id}``: metadata replaces; configuration merges top-level keys.
+
+        The server creates the workspace if it does not exist.
+        """
+        return await self._run(
+            ops.update_workspace(self._scope, metadata, configuration, deadline=deadline)
+        )
+
+    async def list_workspaces(
+        self,
+        *,
+        page: int = 1,
+        size: int = 50,
+        reverse: bool = False,
+        filters: Mapping[str, Any] | None = None,
+        deadline: float | None = None,
+    ) -> Page[Workspace]:
+        """``POST /v3/workspaces/list``; admin-only once authentication is on."""
+        return await self._run(
+            ops.list_workspaces(
+                self._scope,
+                page=page,
+                size=size,
+                reverse=reverse,
+                filters=filters,
+                deadline=deadline,
+            )
+        )
+
+    async def delete_workspace(self, *, deadline: float | None = None) -> DeleteAccepted:
+        """``DELETE /v3/workspaces/{id}``: 202, purged in the background.
+
+        Raises:
+            WorkspaceBusyError: 409, the workspace still has active sessions; delete them
+                first (a session delete makes it inactive at once).
+        """
+        return await self._run(ops.delete_workspace(self._scope, deadline=deadline))
+
+    async def get_or_create_peer(
+        self,
+        peer_id: str,
+        metadata: Mapping[str, Any] | None = None,
+        configuration: Mapping[str, Any] | None = None,
+        *,
+        deadline: float | None = None,
+    ) -> Peer:
+        """``POST .../peers``. Given metadata or configuration replace the stored ones.
+
+        The only configuration key the server reads is ``observe_me`` (default true).
+        """
+        return await self._run(
+            ops.get_or_create_peer(self._scope, peer_id, metadata, configuration, deadline=deadline)
+        )
+
+    async def update_peer(
+        self,
+        peer_id: str,
+        metadata: Mapping[str, Any] | None = None,
+        configuration: Mapping[str, Any] | None = None,
+        *,
+        deadline: float | None = None,
+    ) -> Peer:
+        """``PUT .../peers/{peer}``: both fields replace wholesale when given."""
+        return await self._run(
+            ops.update_peer(self._scope, peer_id, metadata, configuration, deadline=deadline)
+        )
+
+    async def list_peers(
+        self,
+        *,
+        page: int = 1,
+        size: int = 50,
+        reverse: bool = False,
+        filters: Mapping[str, Any] | None = None,
+        deadline: float | None = None,
+    ) -> Page[Peer]:
+        """``POST .../peers/list`` (a POST, as the server has it; there is no GET)."""
+        return await self._run(
+            ops.list_peers(
+                self._scope,
+                page=page,
+                size=size,
+                reverse=reverse,
+                filters=filters,
+                deadline=deadline,
+            )
+        )
+
+    async def get_or_create_session(
+        self,
+        session_id: str,
+        peers: Mapping[str, SessionPeerConfig | Mapping[str, Any] | None] | None = None,
+        metadata: Mapping[str, Any] | None = None,
+        configuration: Mapping[str, Any] | None = None,
+        *,
+        deadline: float | None = None,
+    ) -> Session:
+        """``POST .../sessions``. ``peers`` maps a peer id to its session config.
+
+        A peer that is already an active member keeps its config: the server ignores the
+        map for it. Use set_session_peer_config() to change it. A deleted session answers
+        404 until the server has purged it.
+        """
+        return await self._run(
+            ops.get_or_create_session(
+                self._scope, session_id, peers, metadata, configuration, deadline=deadline
+            )
+        )
+
+    async def update_session(
+        self,
+        session_id: str,
+        metadata: Mapping[str, Any] | None = None,
+        configuration: Mapping[str, Any] | None = None,
+        *,
+        deadline: float | None = None,
+    ) -> Session:
+        """``PUT .../sessions/{id}``: metadata replaces; configuration merges top-level keys."""
+        return await self._run(
+            ops.update_session(self._scope, session_id, metadata, configuration, deadline=deadline)
+        )
+
+    async def list_sessions(
+        self,
+        *,
+        page: int = 1,
+        size: int = 50,
+        reverse: bool = False,
+        filters: Mapping[str, Any] | None = None,
+        deadline: float | None = None,
+    ) -> Page[Session]:
+        """``POST .../sessions/list``: active sessions only."""
+        return await self._run(
+            ops.list_sessions(
+                self._scope,
+                page=page,
+                size=size,
+                reverse=reverse,
+                filters=filters,
+                deadline=deadline,
+            )
+        )
+
+    async def list_session_peers(
+        self, session_id: str, *, page: int = 1, size: int = 50, deadline: float | None = None
+    ) -> Page[Peer]:
+        """``GET .../sessions/{id}/peers``: active members only."""
+        return await self._run(
+            ops.list_session_peers(self._scope, session_id, page=page, size=size, deadline=deadline)
+        )
+
+    async def get_session_peer_config(
+        self, session_id: str, peer_id: str, *, deadline: float | None = None
+    ) -> SessionPeerConfig:
+        """``GET .../sessions/{s}/peers/{p}/config``."""
+        return await self._run(
+            ops.get_session_peer_config(self._scope, session_id, peer_id, deadline=deadline)
+        )
+
+    async def set_session_peer_config(
+        self,
+        session_id: str,
+        peer_id: str,
+        *,
+        observe_me: bool | None = None,
+        observe_others: bool | None = None,
+        deadline: float | None = None,
+    ) -> None:
+        """``PUT .../sessions/{s}/peers/{p}/config`` (204). Merges the non-None fields.
+
+        A field cannot be reset to None this way; the server keeps the old value. At least
+        one flag must be given (ConfigError otherwise): an empty update would still add
+        the peer to the session.
+        """
+        return await self._run(
+            ops.set_session_peer_config(
+                self._scope,
+                session_id,
+                peer_id,
+                observe_me=observe_me,
+                observe_others=observe_others,
+                deadline=deadline,
+            )
+        )
+
+    async def delete_session(
+        self, session_id: str, *, deadline: float | None = None
+    ) -> DeleteAccepted:
+        """``DELETE .../sessions/{id}``: 202; the session is inactive at once.
+
+        Its messages stay listable and its id answers 404 until the background purge,
+        which also removes conclusions made in that session.
+        """
+        return await self._run(ops.delete_session(self._scope, session_id, deadline=deadline))
+
+    async def add_messages(
+        self, session_id: str, messages: Iterable[MessageCreate], *, deadline: float | None = None
+    ) -> tuple[Message, ...]:
+        """``POST .../sessions/{id}/messages``: 1 to 100 messages, answered in input order.
+
+        If this raises with ``error.request_sent`` true, the server may have stored the
+        batch: list the session's newest messages before sending it again.
+        """
+        return await self._run(
+            ops.add_messages(self._scope, session_id, messages, deadline=deadline)
+        )
+
+    async def list_messages(
+        self,
+        session_id: str,
+        *,
+        page: int = 1,
+        size: int = 50,
+        reverse: bool = False,
+        filters: Mapping[str, Any] | None = None,
+        deadline: float | None = None,
+    ) -> Page[Message]:
+        """``POST .../sessions/{id}/messages/list``, oldest first unless ``reverse``.
+
+        An unknown session gives an empty page, not 404.
+        """
+        return await self._run(
+            ops.list_messages(
+                self._scope,
+                session_id,
+                page=page,
+                size=size,
+                reverse=reverse,
+                filters=filters,
+                deadline=deadline,
+            )
+        )
+
+    async def iter_messages(
+        self,
+        session_id: str,
+        *,
+        size: int = MAX_PAGE_SIZE,
+        reverse: bool = False,
+        filters: Mapping[str, Any] | None = None,
+        deadline: float | None = None,
+    ) -> AsyncIterator[Message]:
+        """Every message of a session, page by page (each page is one call).
+
+        ``deadline`` bounds each page's call, not the whole walk. Messages added while
+        walking may shift pages; walk ``reverse=True`` from the newest to see them first.
+        """
+        async for item in self._walk(
+            ops.iter_messages(
+                self._scope,
+                session_id,
+                size=size,
+                reverse=reverse,
+                filters=filters,
+                deadline=deadline,
+            )
+        ):
+            yield item
+
+    async def get_message(
+        self, session_id: str, message_id: str, *, deadline: float | None = None
+    ) -> Message:
+        """``GET .../sessions/{s}/messages/{id}``."""
+        return await self._run(
+            ops.get_message(self._scope, session_id, message_id, deadline=deadline)
+        )
+
+    async def update_message_metadata(
+        self,
+        session_id: str,
+        message_id: str,
+        metadata: Mapping[str, Any],
+        *,
+        deadline: float | None = None,
+    ) -> Message:
+        """``PUT .../messages/{id}``: replaces the metadata. Content can never be edited."""
+        return await self._run(
+            ops.update_message_metadata(
+                self._scope, session_id, message_id, metadata, deadline=deadline
+            )
+        )
+
+    async def create_conclusions(
+        self, conclusions: Iterable[ConclusionCreate], *, deadline: float | None = None
+    ) -> tuple[Conclusion, ...]:
+        """``POST .../conclusions``: 1 to 100, each stored as ``level: explicit``.
+
+        The server does not deduplicate: after an error with ``request_sent`` true, list
+        the conclusions before sending again.
+        """
+        return await self._run(ops.create_conclusions(self._scope, conclusions, deadline=deadline))
+
+    async def list_conclusions(
+        self,
+        filters: Mapping[str, Any] | None = None,
+        *,
+        page: int = 1,
+        size: int = 50,
+        reverse: bool = False,
+        deadline: float | None = None,
+    ) -> Page[Conclusion]:
+        """``POST .../conclusions/list``: newest first unless ``reverse`` (unlike other lists)."""
+        return await self._run(
+            ops.list_conclusions(
+                self._scope, filters, page=page, size=size, reverse=reverse, deadline=deadline
+            )
+        )
+
+    async def query_conclusions(
+        self,
+        query: str,
+        observer_id: str,
+        observed_id: str,
+        *,
+        top_k: int | None = None,
+        distance: float | None = None,
+        filters: Mapping[str, Any] | None = None,
+        deadline: float | None = None,
+    ) -> tuple[Conclusion, ...]:
+        """``POST .../conclusions/query``: semantic search, most similar first.
+
+        The server refuses a query without observer and observed, so both are required;
+        they travel inside ``filters``, as the server wants them.
+        """
+        return await self._run(
+            ops.query_conclusions(
+                self._scope,
+                query,
+                observer_id,
+                observed_id,
+                top_k=top_k,
+                distance=distance,
+                filters=filters,
+                deadline=deadline,
+            )
+        )
+
+    async def delete_conclusion(self, conclusion_id: str, *, deadline: float | None = None) -> None:
+        """``DELETE .../conclusions/{id}``: 204 with an empty body."""
+        return await self._run(ops.delete_conclusion(self._scope, conclusion_id, deadline=deadline))
+
+    async def search(
+        self,
+        query: str,
+        *,
+        limit: int = 10,
+        filters: Mapping[str, Any] | None = None,
+        deadline: float | None = None,
+    ) -> tuple[Message, ...]:
+        """``POST .../search`` across the workspace; the answer is a bare array of messages."""
+        return await self._run(
+            ops.search(self._scope, query, limit=limit, filters=filters, deadline=deadline)
+        )
+
+    async def search_peer(
+        self,
+        peer_id: str,
+        query: str,
+        *,
+        limit: int = 10,
+        filters: Mapping[str, Any] | None = None,
+        deadline: float | None = None,
+    ) -> tuple[Message, ...]:
+        """``POST .../peers/{id}/search``: the server forces ``peer_id`` into the filters."""
+        return await self._run(
+            ops.search_peer(
+                self._scope, peer_id, query, limit=limit, filters=filters, deadline=deadline
+            )
+        )
+
+    async def search_session(
+        self,
+        session_id: str,
+        query: str,
+        *,
+        limit: int = 10,
+        filters: Mapping[str, Any] | None = None,
+        deadline: float | None = None,
+    ) -> tuple[Message, ...]:
+        """``POST .../sessions/{id}/search``: the server forces ``session_id`` into filters."""
+        return await self._run(
+            ops.search_session(
+                self._scope, session_id, query, limit=limit, filters=filters, deadline=deadline
+            )
+        )
+
+    async def chat(
+        self,
+        peer_id: str,
+        query: str,
+        *,
+        target: str | None = None,
+        session_id: str | None = None,
+        reasoning_level: str | None = None,
+        include_evidence: bool = False,
+        response_format: Mapping[str, Any] | None = None,
+        filters: Mapping[str, Any] | None = None,
+        deadline: float | None = None,
+    ) -> ChatAnswer:
+        """``POST .../peers/{id}/chat``: ask the dialectic what ``peer_id`` knows.
+
+        Answers take 30 to 50 s at the higher reasoning levels: give the client a long
+        ``read_timeout`` (see with_options()). ``filters`` may hold only ``session_id``.
+        ``include_evidence`` needs a server newer than 3.0.12.
+        """
+        return await self._run(
+            ops.chat(
+                self._scope,
+                peer_id,
+                query,
+                target=target,
+                session_id=session_id,
+                reasoning_level=reasoning_level,
+                include_evidence=include_evidence,
+                response_format=response_format,
+                filters=filters,
+                deadline=deadline,
+            )
+        )
+
+    async def chat_stream(
+        self,
+        peer_id: str,
+        query: str,
+        *,
+        target: str | None = None,
+        session_id: str | None = None,
+        reasoning_level: str | None = None,
+        include_evidence: bool = False,
+        response_format: Mapping[str, Any] | None = None,
+        filters: Mapping[str, Any] | None = None,
+        deadline: float | None = None,
+    ) -> AsyncChatStream:
+        """chat() as a stream of ChatChunk; use it as a context manager so it closes.
+
+        The idle read timeout applies between chunks, so a slow answer can be told from
+        a dead one. The final chunk has ``done`` set and carries any evidence.
+        """
+        return await self._open_stream(
+            ops.chat_stream(
+                self._scope,
+                peer_id,
+                query,
+                target=target,
+                session_id=session_id,
+                reasoning_level=reasoning_level,
+                include_evidence=include_evidence,
+                response_format=response_format,
+                filters=filters,
+                deadline=deadline,
+            )
+        )
+
+    async def chat_workspace(
+        self,
+        query: str,
+        *,
+        session_id: str | None = None,
+        reasoning_level: str | None = None,
+        include_evidence: bool = False,
+        response_format: Mapping[str, Any] | None = None,
+        deadline: float | None = None,
+    ) -> ChatAnswer:
+        """``POST /v3/workspaces/{id}/chat`` (Honcho 3.3 OpenAPI; absent from 3.0.12).
+
+        Raises StatusError saying so when the server has no such route (404 or 405).
+        """
+        return await self._run(
+            ops.chat_workspace(
+                self._scope,
+                query,
+                session_id=session_id,
+                reasoning_level=reasoning_level,
+                include_evidence=include_evidence,
+                response_format=response_format,
+                deadline=deadline,
+            )
+        )
+
+    async def chat_workspace_stream(
+        self,
+        query: str,
+        *,
+        session_id: str | None = None,
+        reasoning_level: str | None = None,
+        include_evidence: bool = False,
+        response_format: Mapping[str, Any] | None = None,
+        deadline: float | None = None,
+    ) -> AsyncChatStream:
+        """chat_workspace() as a stream of ChatChunk."""
+        return await self._open_stream(
+            ops.chat_workspace_stream(
+                self._scope,
+                query,
+                session_id=session_id,
+                reasoning_level=reasoning_level,
+                include_evidence=include_evidence,
+                response_format=response_format,
+                deadline=deadline,
+            )
+        )
+
+    async def probe(self, *, deadline: float | None = None) -> Health:
+        """``GET /health``: the cheapest call that shows the server is up.
+
+        Honcho 3.2 exposes no version here or in any header; see server_version().
+        """
+        return await self._run(ops.probe(self._scope, deadline=deadline))
+
+    async def server_version(self, *, deadline: float | None = None) -> str | None:
+        """``info.version`` from ``GET /openapi.json``, the only place Honcho states it.
+
+        None when the server does not serve the document (404) or it has no version.
+        """
+        return await self._run(ops.server_version(self._scope, deadline=deadline))
+
+    async def queue_status(
+        self,
+        *,
+        observer_id: str | None = None,
+        sender_id: str | None = None,
+        session_id: str | None = None,
+        deadline: float | None = None,
+    ) -> QueueStatus:
+        """``GET .../queue/status``: the deriver's queue rows for this workspace.
+
+        ``session_id`` is the session name; the answer's ``sessions`` map is keyed by the
+        server's internal session ids. ``observer_id`` and ``sender_id`` are OR-ed.
+        On Honcho 3.0.12 ``observer_id`` never counts message work (its filter reads
+        ``payload->>'observer'``, which message items lack: they carry ``observers``), so it
+        reports zeros for the deriver's main queue; use ``sender_id`` or ``session_id``.
+        """
+        return await self._run(
+            ops.queue_status(
+                self._scope,
+                observer_id=observer_id,
+                sender_id=sender_id,
+                session_id=session_id,
+                deadline=deadline,
+            )
+        )
+
+    async def create_key(
+        self,
+        *,
+        workspace_id: str | None = None,
+        peer_id: str | None = None,
+        session_id: str | None = None,
+        expires_at: str | None = None,
+        deadline: float | None = None,
+    ) -> str:
+        """``POST /v3/keys`` (admin key only): mint a scoped key. Treat the result as secret.
+
+        A server with authentication off answers 405 "Feature is disabled".
+        """
+        return await self._run(
+            ops.create_key(
+                self._scope,
+                workspace_id=workspace_id,
+                peer_id=peer_id,
+                session_id=session_id,
+                expires_at=expires_at,
+                deadline=deadline,
+            )
+        )
+
+    # END GENERATED methods
+
     def close(self) -> None:
         """Overwrite the key in memory; the client refuses calls afterwards."""
         self._wipe()
 
-    # -- the executor --------------------------------------------------------------------------
-    _RETURNS: ClassVar = {CALL: "{}", STREAM: "AsyncChatStream", WALK: "AsyncIterator[{}]"}
-
-    @classmethod
-    def _method(cls, declared: Declared[Any, Any, Any]) -> Callable[..., Any]:
-        """The method of one declared operation: a coroutine, or an async generator for a
-        walk over pages."""
-        build, finish = declared.build, getattr(cls, declared.finisher)
-
-        async def method(self: AsyncClient, /, *args: Any, **kwargs: Any) -> Any:
-            return await finish(self, build(self._scope, *args, **kwargs))
-
-        async def walk(self: AsyncClient, /, *args: Any, **kwargs: Any) -> AsyncIterator[Any]:
-            async for item in finish(self, build(self._scope, *args, **kwargs)):
-                yield item
-
-        chosen = walk if declared.kind == WALK else method
-        return method_from(build, chosen, cls._RETURNS[declared.kind])
-
+    # -- how every method runs its operation: one connection per call ----------------------
     async def _run(self, call: Call[T]) -> T:
         """One whole call: its result, or the error its answer means."""
         connection, exchange = await self._exchange(call)
@@ -85,7 +683,7 @@ class AsyncClient(ClientCore, AsyncClosing):
         connection = AsyncConnection(self._limits, deadline, call.what)
         with exchange.guard(connection):
             await connection.connect(self._endpoint, self._tls, type(self)._new_socket)
-            with exchange.sending(self._endpoint, encode_json) as wire:
+            with exchange.sending(self._endpoint) as wire:
                 await connection.send(wire)
             while exchange.needs_more:
                 exchange.received(await connection.read(exchange.room()))

@@ -20,7 +20,7 @@ from collections.abc import Awaitable
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from .. import _transport as blocking
-from .._config import Endpoint
+from .._checks import Endpoint
 from .._deadline import Deadline, Limits
 from .._errors import ConnectError, ConnectTimeout, RonchoError
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import quote
 
-from .._config import check_id, parse_base_url
+from .._checks import check_id, parse_base_url
 
 # How much of a body the evidence keeps (the client keeps 4 KiB of error bodies too).
 BODY_EXCERPT = 4096

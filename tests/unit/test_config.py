@@ -11,7 +11,7 @@ import math
 import pytest
 
 from roncho import Client, ConfigError
-from roncho._config import (
+from roncho._checks import (
     Endpoint,
     check_api_key,
     check_id,

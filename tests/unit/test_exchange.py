@@ -18,8 +18,7 @@ from roncho import (
     WorkspaceBusyError,
 )
 from roncho import _operations as ops
-from roncho._base import encode_json
-from roncho._config import parse_base_url
+from roncho._checks import parse_base_url
 from roncho._deadline import Deadline
 from roncho._exchange import ERROR_BODY_BYTES, Exchange
 from roncho._http import build_request
@@ -45,7 +44,7 @@ def run(exchange: Exchange[object], data: bytes, step: int = 1) -> None:
 
 def test_the_whole_request_comes_from_one_function_with_the_key_after_host() -> None:
     call = ops.get_or_create_peer(SCOPE, "alice")
-    wire = Exchange(call, KEY, 1024).request(ENDPOINT, encode_json)
+    wire = Exchange(call, KEY, 1024).request(ENDPOINT)
     assert isinstance(wire, bytearray)  # so the executor can wipe it once sent
     body = b'{"id":"alice"}'
     assert bytes(wire) == (

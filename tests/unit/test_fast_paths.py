@@ -11,9 +11,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from roncho import ConfigError, DecodeError, Message, MessageCreate
-from roncho._base import encode_json
 from roncho._checks import check_batch, check_json, check_metadata, render_batch
-from roncho._exchange import Response
+from roncho._exchange import Response, encode_json
 from roncho._http import ResponseHead
 
 FIELDS = (

@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 
 import roncho._client
 from roncho import Client, ConfigError, MessageCreate
-from roncho._config import ID_PATTERN
+from roncho._checks import ID_PATTERN
 from roncho._http import BodyData, ResponseEnd, ResponseHead, ResponseParser, build_request
 from roncho._sse import ServerSentEvent, SSEDecoder
 

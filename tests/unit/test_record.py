@@ -251,7 +251,7 @@ _NO_CODE_PROBE = textwrap.dedent(
     package = types.ModuleType("roncho")
     package.__path__ = importlib.util.find_spec("roncho").submodule_search_locations
     sys.modules["roncho"] = package
-    import roncho._config, roncho._errors, roncho._record
+    import roncho._checks, roncho._errors, roncho._record
     events = []
     def hook(event, args):
         # A module's own body is exec'd by the import system; anything else is code made.

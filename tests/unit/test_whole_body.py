@@ -11,7 +11,7 @@ import pytest
 
 from roncho import ProtocolError, ResponseTooLargeError
 from roncho import _operations as ops
-from roncho._config import parse_base_url
+from roncho._checks import parse_base_url
 from roncho._exchange import WHOLE_BODY_BYTES, Exchange
 from roncho._http import BodyData, ResponseEnd, ResponseParser
 

@@ -1,0 +1,301 @@
+"""Write out Client's and AsyncClient's methods from the operations, as committed text.
+
+Usage::
+
+    python scripts/render_clients.py            # rewrite the methods between the markers
+    python scripts/render_clients.py --check    # exit 1 if a client's text is stale
+
+Every operation in roncho/_operations.py (a public function whose first parameter is
+``scope``, or a ``name = streamed(base, "name", doc)`` twin) becomes one method of each
+client, in the order the operations are written: the operation's parameters without
+``scope``, its docstring, and a one- or two-line body that builds the operation's call and
+hands it to the client's executor (``_run``, ``_open_stream`` or ``_walk``). What the method
+returns follows from what the operation returns: ``Call[X]`` gives ``X``, ``Pages[X]`` a
+walk over ``X``, a streamed twin the client's chat stream. The names the signatures use are
+imported for the type checker in a second generated part. Everything outside the markers is
+hand-written and left as it is. Standard library only (``ast``): nothing is imported.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import builtins
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO / "scripts"))  # _generated, also when a test loads this by path
+
+from _generated import splice  # noqa: E402
+
+OPERATIONS = REPO / "roncho" / "_operations.py"
+CLIENTS = {"sync": REPO / "roncho" / "_client.py", "async": REPO / "roncho" / "aio" / "_client.py"}
+METHODS = (
+    "    # BEGIN GENERATED methods (scripts/render_clients.py)\n",
+    "    # END GENERATED methods\n",
+)
+IMPORTS = (
+    "    # BEGIN GENERATED imports (scripts/render_clients.py)\n",
+    "    # END GENERATED imports\n",
+)
+WIDTH = 100  # the project's line length (pyproject.toml, ruff)
+
+
+@dataclass
+class Operation:
+    name: str
+    args: ast.arguments  # without ``scope``
+    returns: ast.expr  # the operation's own annotation: Call[X], Pages[X]
+    doc: str  # as written, indentation included
+    kind: str  # "call", "walk" or "stream"
+
+
+def operations(source: str) -> list[Operation]:
+    """The operations of ``_operations``, in the order they are written."""
+    tree = ast.parse(source)
+    functions = {n.name: n for n in tree.body if isinstance(n, ast.FunctionDef)}
+    found = []
+    for node in tree.body:
+        if isinstance(node, ast.FunctionDef) and not node.name.startswith("_"):
+            first = node.args.posonlyargs + node.args.args
+            if not first or first[0].arg != "scope":
+                continue  # a helper, not an operation
+            assert node.returns is not None, node.name
+            kind = "walk" if _head(node.returns) == "Pages" else "call"
+            found.append(Operation(node.name, _drop_scope(node.args), node.returns,
+                                   _doc(node), kind))  # fmt: skip
+        elif isinstance(node, ast.Assign) and _is_streamed(node.value):
+            call = node.value
+            assert isinstance(call, ast.Call) and isinstance(call.args[0], ast.Name)
+            base = functions[call.args[0].id]
+            doc = call.args[2]
+            assert isinstance(doc, ast.Constant) and isinstance(doc.value, str)
+            name = node.targets[0]
+            assert isinstance(name, ast.Name)
+            found.append(Operation(name.id, _drop_scope(base.args), ast.Name("ChatStream"),
+                                   doc.value, "stream"))  # fmt: skip
+    return found
+
+
+def _is_streamed(value: ast.expr) -> bool:
+    return (
+        isinstance(value, ast.Call)
+        and isinstance(value.func, ast.Name)
+        and value.func.id == "streamed"
+    )
+
+
+def _head(annotation: ast.expr) -> str:
+    node = annotation.value if isinstance(annotation, ast.Subscript) else annotation
+    return ast.unparse(node)
+
+
+def _drop_scope(args: ast.arguments) -> ast.arguments:
+    positional = [*args.posonlyargs, *args.args][1:]
+    defaults = args.defaults[-len(positional) :] if args.defaults and positional else []
+    return ast.arguments(
+        posonlyargs=[], args=positional, vararg=None, kwonlyargs=args.kwonlyargs,
+        kw_defaults=args.kw_defaults, kwarg=None, defaults=defaults,
+    )  # fmt: skip
+
+
+def _doc(node: ast.FunctionDef) -> str:
+    first = node.body[0]
+    assert isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant), node.name
+    assert isinstance(first.value.value, str)
+    return first.value.value
+
+
+# -- the text of one method --------------------------------------------------------------
+def parameters(args: ast.arguments) -> list[str]:
+    shown = ["self"]
+    pad = len(args.args) - len(args.defaults)
+    for i, arg in enumerate(args.args):
+        default = args.defaults[i - pad] if i >= pad else None
+        shown.append(_parameter(arg, default))
+    if args.kwonlyargs:
+        shown.append("*")
+        for arg, kw_default in zip(args.kwonlyargs, args.kw_defaults, strict=True):
+            shown.append(_parameter(arg, kw_default))
+    return shown
+
+
+def _parameter(arg: ast.arg, default: ast.expr | None) -> str:
+    assert arg.annotation is not None, arg.arg
+    text = f"{arg.arg}: {ast.unparse(arg.annotation)}"
+    return text if default is None else f"{text} = {ast.unparse(default)}"
+
+
+def arguments(args: ast.arguments) -> list[str]:
+    """How the method passes its parameters on: positionally, then by keyword."""
+    return [a.arg for a in args.args] + [f"{a.arg}={a.arg}" for a in args.kwonlyargs]
+
+
+def result(op: Operation, flavour: str) -> str:
+    if op.kind == "stream":
+        return "ChatStream" if flavour == "sync" else "AsyncChatStream"
+    assert isinstance(op.returns, ast.Subscript), op.name
+    inner = ast.unparse(op.returns.slice)
+    if op.kind == "walk":
+        return f"Iterator[{inner}]" if flavour == "sync" else f"AsyncIterator[{inner}]"
+    return inner
+
+
+def signature(op: Operation, flavour: str) -> list[str]:
+    """``def name(...) -> R:`` as ruff would format it: on one line if it fits, else the
+    parameters on one line of their own if they fit, else one per line."""
+    keyword = "async def" if flavour == "async" else "def"
+    params = parameters(op.args)
+    tail = f") -> {result(op, flavour)}:"
+    one = f"    {keyword} {op.name}({', '.join(params)}{tail}"
+    if len(one) <= WIDTH:
+        return [one]
+    inner = "        " + ", ".join(params)
+    if len(inner) <= WIDTH:
+        return [f"    {keyword} {op.name}(", inner, "    " + tail]
+    return [f"    {keyword} {op.name}(", *(f"        {p}," for p in params), "    " + tail]
+
+
+def docstring(doc: str) -> list[str]:
+    """The operation's docstring, indented for a method (eight spaces instead of four)."""
+    lines = doc.split("\n")
+    if len(lines) == 1:
+        return [f'        """{doc}"""']
+    rest = [("    " + line if line.strip() else "") for line in lines[1:-1]]
+    return [f'        """{lines[0]}', *rest, '        """']
+
+
+def body(op: Operation, flavour: str) -> list[str]:
+    executor = {"call": "_run", "stream": "_open_stream", "walk": "_walk"}[op.kind]
+    build = f"ops.{op.name}", ["self._scope", *arguments(op.args)]
+    if flavour == "async" and op.kind == "walk":
+        # An async generator, so that the operation's checks run at the first step of the
+        # walk, as they always have, and the walk is typed AsyncIterator.
+        return [*_wrap(f"async for item in self.{executor}(", build, "):", 8),
+                "            yield item"]  # fmt: skip
+    start = f"return await self.{executor}(" if flavour == "async" else f"return self.{executor}("
+    return _wrap(start, build, ")", 8)
+
+
+def _wrap(start: str, build: tuple[str, list[str]], end: str, indent: int) -> list[str]:
+    """``start + f(args) + end`` at ``indent``, wrapped as ruff would wrap it."""
+    name, args = build
+    pad = " " * indent
+    call = f"{name}({', '.join(args)})"
+    if len(pad + start + call + end) <= WIDTH:
+        return [pad + start + call + end]
+    if len(pad + "    " + call) <= WIDTH:
+        return [pad + start, pad + "    " + call, pad + end]
+    inner = pad + "        " + ", ".join(args)
+    if len(inner) <= WIDTH:
+        return [pad + start, f"{pad}    {name}(", inner, pad + "    )", pad + end]
+    return [pad + start, f"{pad}    {name}(", *(f"{pad}        {a}," for a in args),
+            pad + "    )", pad + end]  # fmt: skip
+
+
+def methods(ops: list[Operation], flavour: str) -> str:
+    blocks = []
+    for op in ops:
+        blocks.append("\n".join([*signature(op, flavour), *docstring(op.doc), *body(op, flavour)]))
+    return "\n\n".join(blocks) + "\n\n"
+
+
+# -- the names the signatures use ---------------------------------------------------------
+def imported_names(source: str, package: str) -> dict[str, str]:
+    """Every name a module imports at its top, with the module it comes from (absolute)."""
+    names = {}
+    for node in ast.parse(source).body:
+        if isinstance(node, ast.ImportFrom) and node.module != "__future__":
+            module = ("roncho." if node.level else "") + (node.module or "")
+            if node.level > 1:
+                module = "roncho." + (node.module or "")
+            for alias in node.names:
+                names[alias.asname or alias.name] = module.rstrip(".")
+    return names
+
+
+def used_names(ops: list[Operation], flavour: str) -> set[str]:
+    used = set()
+    for op in ops:
+        for arg in [*op.args.args, *op.args.kwonlyargs]:
+            assert arg.annotation is not None
+            used |= {n.id for n in ast.walk(arg.annotation) if isinstance(n, ast.Name)}
+        used |= {n.id for n in ast.walk(ast.parse(result(op, flavour))) if isinstance(n, ast.Name)}
+    return used
+
+
+def imports(ops: list[Operation], flavour: str, client: str) -> str:
+    """``from ... import ...`` lines for the type checker (isort's order, as ruff keeps it):
+    each name the signatures use that the client module does not already import."""
+    known = imported_names(OPERATIONS.read_text(encoding="utf-8"), "roncho")
+    known["Iterator"] = known["AsyncIterator"] = "collections.abc"
+    known["ChatStream"] = "roncho._stream"
+    known["AsyncChatStream"] = "roncho.aio._stream"
+    outside = splice(client, "    pass\n", *IMPORTS)  # the hand-written imports only
+    have = set(imported_names(outside, "roncho"))
+    wanted: dict[str, set[str]] = {}
+    for name in sorted(used_names(ops, flavour) - have - set(dir(builtins))):
+        wanted.setdefault(known[name], set()).add(name)
+    dots = "." if flavour == "sync" else ".."
+    std = sorted(m for m in wanted if not m.startswith("roncho"))
+    own = sorted((m for m in wanted if m.startswith("roncho")), key=lambda m: _relative(m, dots))
+    lines: list[str] = []
+    for group in (std, own):
+        if lines and group:
+            lines.append("")
+        for module in group:
+            shown = _relative(module, dots) if module.startswith("roncho") else module
+            lines += _from_import(shown, sorted(wanted[module], key=_isort_key))
+    return "\n".join(lines) + "\n"
+
+
+def _relative(module: str, dots: str) -> str:
+    if dots == ".":
+        return "." + module.removeprefix("roncho.")
+    if module.startswith("roncho.aio."):
+        return "." + module.removeprefix("roncho.aio.")
+    return ".." + module.removeprefix("roncho.")
+
+
+def _isort_key(name: str) -> tuple[int, str]:
+    """ruff's isort ``order-by-type``: CONSTANTS, then Classes, then functions."""
+    kind = 0 if name.isupper() else 1 if name[0].isupper() else 2
+    return kind, name
+
+
+def _from_import(module: str, names: list[str]) -> list[str]:
+    one = f"    from {module} import {', '.join(names)}"
+    if len(one) <= WIDTH:
+        return [one]
+    return [f"    from {module} import (", *(f"        {n}," for n in names), "    )"]
+
+
+def render(flavour: str, client: str, ops: list[Operation]) -> str:
+    text = splice(client, IMPORTS[0] + imports(ops, flavour, client) + IMPORTS[1], *IMPORTS)
+    return splice(text, METHODS[0] + methods(ops, flavour) + METHODS[1], *METHODS)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--check", action="store_true", help="only say whether it is stale")
+    options = parser.parse_args(argv)
+    ops = operations(OPERATIONS.read_text(encoding="utf-8"))
+    stale = 0
+    for flavour, path in CLIENTS.items():
+        before = path.read_text(encoding="utf-8")
+        after = render(flavour, before, ops)
+        if after == before:
+            continue
+        if options.check:
+            print(f"{path.relative_to(REPO)} is stale: run scripts/render_clients.py",
+                  file=sys.stderr)  # fmt: skip
+            stale = 1
+        else:
+            path.write_text(after, encoding="utf-8")
+    return stale
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
