@@ -10,8 +10,9 @@ Run through ``scripts/mutation.sh`` (which clears ``mutants/`` and picks the ven
 3. ``mutmut run NAME...`` on those; each result is read back from mutmut's ``.meta`` files.
 4. Each survivor is sorted into one of three kinds:
    - *equivalent*: listed in ``mutation/judged.txt`` as ``equivalent`` with why;
-   - *message-only*: listed there as ``message`` with why, or a change to string literals
-     only where the original literal is prose (it holds a space): an error's text;
+   - *message-only*: listed there as ``message`` with why, or a change to text literals
+     only, each of them prose (it holds a space) or on a line that builds an error (or an
+     error's message made None);
    - *behavioural*: every other survivor. The goal is none: a behavioural survivor is a
      behaviour no test holds, so add the test (or, if it truly changes nothing, list it).
 5. A dated section is added to the top of ``mutation/RESULTS.md``: per module, the mutants
@@ -65,10 +66,16 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--jobs", type=int, default=None, help="mutmut's --max-children")
     parser.add_argument("--mutmut", default="mutmut", help="the mutmut command")
     parser.add_argument("--no-write", action="store_true", help="print, do not write RESULTS")
+    parser.add_argument(
+        "--again",
+        action="store_true",
+        help="keep mutants/ and re-test only the sample's survivors (after adding tests)",
+    )
     parser.add_argument("names", nargs="*", help="test only these mutants (no RESULTS entry)")
     args = parser.parse_args(argv)
 
-    generate(args.mutmut)
+    if not args.again:
+        generate(args.mutmut)
     every = sorted(read_codes())
     if args.names:
         chosen = [n for n in every if any(re.fullmatch(_glob(p), n) for p in args.names)]
@@ -83,7 +90,14 @@ def main(argv: list[str]) -> int:
     command = [args.mutmut, "run"]
     if args.jobs:
         command += ["--max-children", str(args.jobs)]
-    subprocess.run(command + chosen, cwd=ROOT, check=False, stdout=subprocess.DEVNULL)
+    codes = read_codes()
+    if args.again:
+        chosen_now = [n for n in chosen if codes.get(n) is None or codes[n] not in KILLED]
+        print(f"mutation.py: re-testing {len(chosen_now)} survivors", flush=True)
+    else:
+        chosen_now = chosen
+    if chosen_now:
+        subprocess.run(command + chosen_now, cwd=ROOT, check=False, stdout=subprocess.DEVNULL)
     codes = read_codes()
     untested = [n for n in chosen if codes.get(n) is None]
     if untested:
@@ -169,14 +183,27 @@ def _tokens(lines: list[str]) -> list[tuple[int, str]]:
         return []
 
 
-def is_prose_only(removed: list[str], added: list[str]) -> bool:
-    """Only string literals change, and each changed original literal holds a space."""
+def is_message_only(removed: list[str], added: list[str]) -> bool:
+    """Only an error's text changes: string literals only, each original either prose (it
+    holds a space) or on a line that builds an error; or an error's message made None."""
     before, after = _tokens(removed), _tokens(added)
-    if not before or len(before) != len(after):
+    if not before:
         return False
+    builds_error = any(re.search(r"\w(Error|Exceeded|Timeout)\(", line) for line in removed)
+    if len(before) != len(after):
+        # ``SomeError("text")`` -> ``SomeError(None)``: the message only.
+        strings = [t for t in before if t[0] == tokenize.STRING]
+        without = [t for t in before if t[0] != tokenize.STRING]
+        nones = [t for t in after if t == (tokenize.NAME, "None")]
+        rest = [t for t in after if t != (tokenize.NAME, "None")]
+        return builds_error and bool(strings) and len(nones) == 1 and rest == without
     changed = [(b, a) for b, a in zip(before, after, strict=True) if b != a]
     return bool(changed) and all(
-        b[0] == a[0] == tokenize.STRING and " " in b[1] for b, a in changed
+        b[0] == tokenize.STRING
+        and (a[0] == tokenize.STRING or (builds_error and a == (tokenize.NAME, "None")))
+        and (" " in b[1] or builds_error)
+        and not b[1].startswith(("b", "B", "rb", "br"))
+        for b, a in changed
     )
 
 
@@ -204,7 +231,7 @@ def classify(
             if name in judged:
                 kind = judged[name].kind
                 what = f"{change} ({judged[name].why})"
-            elif is_prose_only(removed, added):
+            elif is_message_only(removed, added):
                 kind, what = "message", change
             else:
                 kind, what = "behavioural", change

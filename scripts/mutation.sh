@@ -7,6 +7,7 @@
 #   scripts/mutation.sh --sample 200 --seed 7
 #   scripts/mutation.sh --all               every mutant (about two hours on 2 cores)
 #   scripts/mutation.sh 'roncho._http.*'    only these mutants; prints, writes nothing
+#   scripts/mutation.sh --again ...         same sample, mutants/ kept: re-test survivors only
 #
 # mutmut works in mutants/, a copy of the tree (git-ignored; kept after a run, for
 # `.venv/bin/mutmut show NAME`). A run that was interrupted leaves it half-made, and mutmut
@@ -24,5 +25,8 @@ if [ "$(.venv/bin/python -c 'import importlib.metadata as m; print(m.version("mu
     .venv/bin/python -m pip install --quiet --disable-pip-version-check "mutmut==$MUTMUT_VERSION"
 fi
 
-rm -rf mutants
+case " $* " in
+    *" --again "*) [ -d mutants ] || { echo "mutation.sh: --again needs the mutants/ of a finished run" >&2; exit 1; } ;;
+    *) rm -rf mutants ;;
+esac
 .venv/bin/python scripts/mutation.py --mutmut .venv/bin/mutmut "$@"
