@@ -17,7 +17,7 @@ import pytest
 from rawserver import Conn, Handler, RawServer, send_raw
 
 import roncho
-from roncho import ProtocolError, ResponseTooLargeError, StatusError
+from roncho import ProtocolError, RedirectError, ResponseTooLargeError, StatusError
 
 # Long enough that no error below can be a ReadTimeout on a loaded machine.
 PATIENT = 30.0
@@ -175,6 +175,11 @@ def test_only_spaces_and_tabs_are_stripped_from_a_header_value() -> None:
     with RawServer([send_raw(good)]) as server:
         health = roncho.Client(server.url, "w", read_timeout=PATIENT).probe()
     assert health.status == "ok"
+    # Nothing but SP and HTAB: a value's own first and last characters stay.
+    redirect = b"HTTP/1.1 302 Found\r\nLocation: \t X/aX \t\r\nContent-Length: 0\r\n\r\n"
+    err = probe_error(send_raw(redirect), RedirectError)
+    assert isinstance(err, RedirectError)
+    assert err.location == "X/aX"
     for pad in (b"\x0b", b"\x0c"):
         bad = b"HTTP/1.1 200 OK\r\nContent-Length: %d%s\r\n\r\n%s" % (len(HEALTH), pad, HEALTH)
         err = probe_error(send_raw(bad), ProtocolError)
