@@ -73,6 +73,25 @@ def test_an_error_status_whose_body_is_cut_short_is_that_status_at_once(answer: 
     assert str(err) == "GET /health answered 500"
 
 
+@pytest.mark.parametrize("framing", ["content-length", "chunked"])
+def test_an_error_body_that_arrives_in_pieces_is_kept_whole(framing: str) -> None:
+    detail = b'{"detail": "workspace w is busy"}'
+    if framing == "chunked":
+        head = b"HTTP/1.1 500 Internal Server Error\r\nTransfer-Encoding: chunked\r\n\r\n"
+        pieces = [
+            head + b"%x\r\n%s\r\n" % (10, detail[:10]),
+            b"%x\r\n%s\r\n0\r\n\r\n" % (len(detail) - 10, detail[10:]),
+        ]
+    else:
+        head = b"HTTP/1.1 500 Internal Server Error\r\nContent-Length: %d\r\n\r\n" % len(detail)
+        pieces = [head + detail[:10], detail[10:]]
+    err = probe_error(send_raw(pieces, pause=0.2), StatusError)
+    assert isinstance(err, StatusError)
+    assert err.body == detail
+    assert err.detail == "workspace w is busy"
+    assert str(err) == "GET /health answered 500: workspace w is busy"
+
+
 def test_an_error_status_whose_chunk_runs_past_its_size_is_that_status() -> None:
     answer = b"HTTP/1.1 503 Service Unavailable\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nbusy"
     err = probe_error(held_open(answer), StatusError)
@@ -156,6 +175,24 @@ def test_trailers_up_to_the_header_cap_are_read_and_past_it_refused() -> None:
     assert str(err) == "GET /health: response trailer section is too large"
 
 
+def test_trailers_are_judged_against_the_cap_as_they_arrive_whatever_the_split() -> None:
+    """The section arrives in two pieces; the first ends exactly at the cap, or three bytes
+    past it with the terminator's first three bytes: neither is over the cap yet."""
+    cap = 64 * 1024
+    start = CHUNKED_200 + b"%x\r\n%s\r\n0\r\n" % (len(HEALTH), HEALTH)
+    at_cap = b"x-t: " + b"v" * (cap - 5)
+    for first, rest in ((at_cap, b"\r\n\r\n"), (at_cap + b"\r\n\r", b"\n")):
+        with RawServer([send_raw([start + first, rest], pause=0.3)]) as server:
+            health = roncho.Client(server.url, "w", read_timeout=PATIENT).probe()
+        assert health.status == "ok"
+
+
+def test_a_close_inside_the_trailers_is_refused() -> None:
+    start = CHUNKED_200 + b"%x\r\n%s\r\n0\r\n" % (len(HEALTH), HEALTH)
+    err = probe_error(send_raw(start + b"x-t: v\r\n"), ProtocolError)
+    assert str(err) == "GET /health: connection closed before the final chunk's trailers ended"
+
+
 # -- interim responses ------------------------------------------------------------------
 def test_sixteen_interim_responses_are_skipped_and_the_seventeenth_refused() -> None:
     interim = b"HTTP/1.1 100 Continue\r\n\r\n"
@@ -203,6 +240,7 @@ def test_a_reset_after_the_server_read_the_request_says_the_request_was_sent() -
     err = info.value
     assert type(err) is ProtocolError
     assert err.request_sent is True
-    assert str(err).startswith(
-        "POST /v3/workspaces/w/sessions/s/messages: connection lost while reading ("
+    assert str(err) == (
+        "POST /v3/workspaces/w/sessions/s/messages: connection lost while reading "
+        "(Connection reset by peer)"
     )

@@ -1,0 +1,66 @@
+"""What a refused configuration tells the caller: the exact text, because it says what to
+write instead. Each of these is raised by the constructor, before any connection."""
+
+from __future__ import annotations
+
+import pytest
+
+import roncho
+from roncho import ConfigError
+
+EXAMPLE = "for example 'http://127.0.0.1:8000', or 'https://honcho.example/prefix' behind a proxy"
+ID_RULE = "workspace must be 1 to 512 characters of A-Z, a-z, 0-9, '_' or '-'"
+
+
+def refused(base_url: object, workspace: object = "w") -> str:
+    with pytest.raises(ConfigError) as info:
+        roncho.Client(base_url, workspace)  # type: ignore[arg-type]
+    assert type(info.value) is ConfigError
+    assert info.value.request_sent is False
+    return str(info.value)
+
+
+@pytest.mark.parametrize(
+    ("base_url", "text"),
+    [
+        (
+            "localhost:8000",
+            "base_url 'localhost:8000' has no scheme: write 'http://localhost:8000' "
+            "(or https:// for TLS)",
+        ),
+        (
+            "localhost:8000/v3",
+            "base_url 'localhost:8000/v3' has no scheme: write 'http://localhost:8000' "
+            "(or https:// for TLS)",
+        ),
+        ("ftp://h", f"base_url must start with http:// or https:// (got ftp://); {EXAMPLE}"),
+        ("ftp:h", f"base_url must start with http:// or https://; {EXAMPLE}"),
+        ("ftp:/h", f"base_url must start with http:// or https://; {EXAMPLE}"),
+    ],
+    ids=[
+        "bare-host",
+        "bare-host-with-route",
+        "other-scheme",
+        "scheme-without-slashes",
+        "one-slash",
+    ],
+)
+def test_a_base_url_without_http_says_what_to_write(base_url: str, text: str) -> None:
+    assert refused(base_url) == text
+
+
+@pytest.mark.parametrize(
+    ("workspace", "shown"),
+    [
+        ("bad id!", "7 characters: 'bad id!'"),
+        ("x" * 39 + "!", "40 characters: '" + "x" * 39 + "!'"),
+        ("x" * 40 + "!", "41 characters: '" + "x" * 40 + "...'"),
+        ("é\n", "2 characters: '\\xe9\\n'"),
+        (5, "int"),
+    ],
+    ids=["short", "forty", "forty-one", "escaped", "not-a-string"],
+)
+def test_a_refused_id_is_described_safely_and_cut_at_forty_characters(
+    workspace: object, shown: str
+) -> None:
+    assert refused("http://127.0.0.1:9", workspace) == f"{ID_RULE} (got {shown})"
