@@ -7,8 +7,10 @@ Its asyncio sibling, ``roncho.aio.AsyncClient``, is imported only from ``roncho.
 
 from __future__ import annotations
 
+from types import FunctionType as _FunctionType
+
+from ._checks import parse_timestamp
 from ._client import Client
-from ._decode import parse_timestamp
 from ._errors import (
     ConfigError,
     ConnectError,
@@ -26,6 +28,8 @@ from ._errors import (
     UnauthorizedError,
     WorkspaceBusyError,
 )
+
+# BEGIN GENERATED models (scripts/render_clients.py)
 from ._models import (
     ChatAnswer,
     ChatChunk,
@@ -45,11 +49,13 @@ from ._models import (
     SessionQueueStatus,
     Workspace,
 )
-from ._public import publish as _publish
+
+# END GENERATED models
 from ._scratch import ScratchCleanupError, scratch_workspace
 from ._stream import ChatStream
 from ._version import __version__
 
+# BEGIN GENERATED __all__ (scripts/render_clients.py)
 __all__ = [
     "ChatAnswer",
     "ChatChunk",
@@ -90,7 +96,11 @@ __all__ = [
     "parse_timestamp",
     "scratch_workspace",
 ]
+# END GENERATED __all__
 
-# Tracebacks and reprs say roncho.ConfigError, not roncho._errors.ConfigError.
-_publish(globals(), __all__)
-del _publish
+# Tracebacks and reprs say roncho.ConfigError, not roncho._errors.ConfigError, a private
+# path. Pickle finds a class by the same two attributes, and this module exports each one.
+for _name in __all__:
+    if isinstance(globals()[_name], (type, _FunctionType)):
+        globals()[_name].__module__ = __name__
+del _name, _FunctionType

@@ -16,7 +16,6 @@ from datetime import datetime
 from typing import Any, Final, Literal, NamedTuple, Protocol, overload
 from urllib.parse import urlsplit
 
-from ._decode import parse_timestamp
 from ._errors import ConfigError
 
 JSON = dict[str, Any]
@@ -325,6 +324,26 @@ def check_content(value: object, what: str, limit: int, *, empty: bool) -> str:
     if len(value) > limit:
         raise ConfigError(f"{what} has {len(value)} characters; the server allows {limit}")
     return check_text(value, what)
+
+
+_RFC3339 = re.compile(
+    r"\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])[Tt ]([01]\d|2[0-3]):[0-5]\d:([0-5]\d|60)"
+    r"(\.\d{1,9})?([Zz]|[+-]([01]\d|2[0-3]):[0-5]\d)"
+)
+
+
+def parse_timestamp(value: str) -> datetime:
+    """An RFC 3339 timestamp as an aware datetime (fractions beyond microseconds are cut)."""
+    if not isinstance(value, str) or not _RFC3339.fullmatch(value):
+        raise ValueError(f"not an RFC 3339 timestamp: {value!r}")
+    text = value[:10] + "T" + value[11:]
+    if text[-1] in "Zz":
+        text = text[:-1] + "+00:00"
+    main, zone = text[:-6], text[-6:]
+    if "." in main:
+        seconds, fraction = main.split(".")
+        main = f"{seconds}.{fraction[:6]:0<6}"
+    return datetime.fromisoformat(main + zone)  # a leap second (:60) raises ValueError
 
 
 def check_timestamp(value: object, what: str = "created_at") -> str:

@@ -30,12 +30,12 @@ from ._checks import (
     check_timeout,
     parse_base_url,
 )
-from ._deadline import Deadline, Limits
-from ._errors import ConfigError, ReadOnlyError
+from ._errors import ConfigError, ReadOnlyError, RonchoError
 from ._exchange import Call, Exchange
+from ._network import Deadline, Limits, SocketFactory, tls_context
 from ._operations import Pages, Scope
 from ._stream import ChatStream
-from ._transport import Connection, SocketFactory, tls_context
+from ._transport import Connection, connect
 
 if TYPE_CHECKING:
     # BEGIN GENERATED imports (scripts/render_clients.py)
@@ -86,7 +86,7 @@ class ClientCore:
     _scope: Scope
     _tls: Any
     _public_name: str = "roncho.Client"
-    # The connection seam (see _transport.SocketFactory): how each client makes its
+    # The connection seam (see _network.SocketFactory): how each client makes its
     # sockets. A subclass (a test's) may set its own; nothing else changes it.
     _new_socket: ClassVar[SocketFactory] = socket.socket
 
@@ -300,9 +300,8 @@ class Client(ClientCore):
         An existing workspace ignores the metadata and configuration sent; use
         update_workspace() to change them.
         """
-        return self._run(
-            ops.get_or_create_workspace(self._scope, metadata, configuration, deadline=deadline)
-        )
+        call = ops.get_or_create_workspace(self._scope, metadata, configuration, deadline=deadline)
+        return self._run(call)
 
     def update_workspace(
         self,
@@ -315,9 +314,8 @@ class Client(ClientCore):
 
         The server creates the workspace if it does not exist.
         """
-        return self._run(
-            ops.update_workspace(self._scope, metadata, configuration, deadline=deadline)
-        )
+        call = ops.update_workspace(self._scope, metadata, configuration, deadline=deadline)
+        return self._run(call)
 
     def list_workspaces(
         self,
@@ -329,16 +327,10 @@ class Client(ClientCore):
         deadline: float | None = None,
     ) -> Page[Workspace]:
         """``POST /v3/workspaces/list``; admin-only once authentication is on."""
-        return self._run(
-            ops.list_workspaces(
-                self._scope,
-                page=page,
-                size=size,
-                reverse=reverse,
-                filters=filters,
-                deadline=deadline,
-            )
+        call = ops.list_workspaces(
+            self._scope, page=page, size=size, reverse=reverse, filters=filters, deadline=deadline
         )
+        return self._run(call)
 
     def delete_workspace(self, *, deadline: float | None = None) -> DeleteAccepted:
         """``DELETE /v3/workspaces/{id}``: 202, purged in the background.
@@ -361,9 +353,10 @@ class Client(ClientCore):
 
         The only configuration key the server reads is ``observe_me`` (default true).
         """
-        return self._run(
-            ops.get_or_create_peer(self._scope, peer_id, metadata, configuration, deadline=deadline)
+        call = ops.get_or_create_peer(
+            self._scope, peer_id, metadata, configuration, deadline=deadline
         )
+        return self._run(call)
 
     def update_peer(
         self,
@@ -374,9 +367,8 @@ class Client(ClientCore):
         deadline: float | None = None,
     ) -> Peer:
         """``PUT .../peers/{peer}``: both fields replace wholesale when given."""
-        return self._run(
-            ops.update_peer(self._scope, peer_id, metadata, configuration, deadline=deadline)
-        )
+        call = ops.update_peer(self._scope, peer_id, metadata, configuration, deadline=deadline)
+        return self._run(call)
 
     def list_peers(
         self,
@@ -388,16 +380,10 @@ class Client(ClientCore):
         deadline: float | None = None,
     ) -> Page[Peer]:
         """``POST .../peers/list`` (a POST, as the server has it; there is no GET)."""
-        return self._run(
-            ops.list_peers(
-                self._scope,
-                page=page,
-                size=size,
-                reverse=reverse,
-                filters=filters,
-                deadline=deadline,
-            )
+        call = ops.list_peers(
+            self._scope, page=page, size=size, reverse=reverse, filters=filters, deadline=deadline
         )
+        return self._run(call)
 
     def get_or_create_session(
         self,
@@ -414,11 +400,10 @@ class Client(ClientCore):
         map for it. Use set_session_peer_config() to change it. A deleted session answers
         404 until the server has purged it.
         """
-        return self._run(
-            ops.get_or_create_session(
-                self._scope, session_id, peers, metadata, configuration, deadline=deadline
-            )
+        call = ops.get_or_create_session(
+            self._scope, session_id, peers, metadata, configuration, deadline=deadline
         )
+        return self._run(call)
 
     def update_session(
         self,
@@ -429,9 +414,10 @@ class Client(ClientCore):
         deadline: float | None = None,
     ) -> Session:
         """``PUT .../sessions/{id}``: metadata replaces; configuration merges top-level keys."""
-        return self._run(
-            ops.update_session(self._scope, session_id, metadata, configuration, deadline=deadline)
+        call = ops.update_session(
+            self._scope, session_id, metadata, configuration, deadline=deadline
         )
+        return self._run(call)
 
     def list_sessions(
         self,
@@ -443,32 +429,26 @@ class Client(ClientCore):
         deadline: float | None = None,
     ) -> Page[Session]:
         """``POST .../sessions/list``: active sessions only."""
-        return self._run(
-            ops.list_sessions(
-                self._scope,
-                page=page,
-                size=size,
-                reverse=reverse,
-                filters=filters,
-                deadline=deadline,
-            )
+        call = ops.list_sessions(
+            self._scope, page=page, size=size, reverse=reverse, filters=filters, deadline=deadline
         )
+        return self._run(call)
 
     def list_session_peers(
         self, session_id: str, *, page: int = 1, size: int = 50, deadline: float | None = None
     ) -> Page[Peer]:
         """``GET .../sessions/{id}/peers``: active members only."""
-        return self._run(
-            ops.list_session_peers(self._scope, session_id, page=page, size=size, deadline=deadline)
+        call = ops.list_session_peers(
+            self._scope, session_id, page=page, size=size, deadline=deadline
         )
+        return self._run(call)
 
     def get_session_peer_config(
         self, session_id: str, peer_id: str, *, deadline: float | None = None
     ) -> SessionPeerConfig:
         """``GET .../sessions/{s}/peers/{p}/config``."""
-        return self._run(
-            ops.get_session_peer_config(self._scope, session_id, peer_id, deadline=deadline)
-        )
+        call = ops.get_session_peer_config(self._scope, session_id, peer_id, deadline=deadline)
+        return self._run(call)
 
     def set_session_peer_config(
         self,
@@ -485,16 +465,15 @@ class Client(ClientCore):
         one flag must be given (ConfigError otherwise): an empty update would still add
         the peer to the session.
         """
-        return self._run(
-            ops.set_session_peer_config(
-                self._scope,
-                session_id,
-                peer_id,
-                observe_me=observe_me,
-                observe_others=observe_others,
-                deadline=deadline,
-            )
+        call = ops.set_session_peer_config(
+            self._scope,
+            session_id,
+            peer_id,
+            observe_me=observe_me,
+            observe_others=observe_others,
+            deadline=deadline,
         )
+        return self._run(call)
 
     def delete_session(self, session_id: str, *, deadline: float | None = None) -> DeleteAccepted:
         """``DELETE .../sessions/{id}``: 202; the session is inactive at once.
@@ -528,17 +507,16 @@ class Client(ClientCore):
 
         An unknown session gives an empty page, not 404.
         """
-        return self._run(
-            ops.list_messages(
-                self._scope,
-                session_id,
-                page=page,
-                size=size,
-                reverse=reverse,
-                filters=filters,
-                deadline=deadline,
-            )
+        call = ops.list_messages(
+            self._scope,
+            session_id,
+            page=page,
+            size=size,
+            reverse=reverse,
+            filters=filters,
+            deadline=deadline,
         )
+        return self._run(call)
 
     def iter_messages(
         self,
@@ -554,16 +532,10 @@ class Client(ClientCore):
         ``deadline`` bounds each page's call, not the whole walk. Messages added while
         walking may shift pages; walk ``reverse=True`` from the newest to see them first.
         """
-        return self._walk(
-            ops.iter_messages(
-                self._scope,
-                session_id,
-                size=size,
-                reverse=reverse,
-                filters=filters,
-                deadline=deadline,
-            )
+        pages = ops.iter_messages(
+            self._scope, session_id, size=size, reverse=reverse, filters=filters, deadline=deadline
         )
+        return self._walk(pages)
 
     def get_message(
         self, session_id: str, message_id: str, *, deadline: float | None = None
@@ -580,11 +552,10 @@ class Client(ClientCore):
         deadline: float | None = None,
     ) -> Message:
         """``PUT .../messages/{id}``: replaces the metadata. Content can never be edited."""
-        return self._run(
-            ops.update_message_metadata(
-                self._scope, session_id, message_id, metadata, deadline=deadline
-            )
+        call = ops.update_message_metadata(
+            self._scope, session_id, message_id, metadata, deadline=deadline
         )
+        return self._run(call)
 
     def create_conclusions(
         self, conclusions: Iterable[ConclusionCreate], *, deadline: float | None = None
@@ -606,11 +577,10 @@ class Client(ClientCore):
         deadline: float | None = None,
     ) -> Page[Conclusion]:
         """``POST .../conclusions/list``: newest first unless ``reverse`` (unlike other lists)."""
-        return self._run(
-            ops.list_conclusions(
-                self._scope, filters, page=page, size=size, reverse=reverse, deadline=deadline
-            )
+        call = ops.list_conclusions(
+            self._scope, filters, page=page, size=size, reverse=reverse, deadline=deadline
         )
+        return self._run(call)
 
     def query_conclusions(
         self,
@@ -628,18 +598,17 @@ class Client(ClientCore):
         The server refuses a query without observer and observed, so both are required;
         they travel inside ``filters``, as the server wants them.
         """
-        return self._run(
-            ops.query_conclusions(
-                self._scope,
-                query,
-                observer_id,
-                observed_id,
-                top_k=top_k,
-                distance=distance,
-                filters=filters,
-                deadline=deadline,
-            )
+        call = ops.query_conclusions(
+            self._scope,
+            query,
+            observer_id,
+            observed_id,
+            top_k=top_k,
+            distance=distance,
+            filters=filters,
+            deadline=deadline,
         )
+        return self._run(call)
 
     def delete_conclusion(self, conclusion_id: str, *, deadline: float | None = None) -> None:
         """``DELETE .../conclusions/{id}``: 204 with an empty body."""
@@ -654,9 +623,8 @@ class Client(ClientCore):
         deadline: float | None = None,
     ) -> tuple[Message, ...]:
         """``POST .../search`` across the workspace; the answer is a bare array of messages."""
-        return self._run(
-            ops.search(self._scope, query, limit=limit, filters=filters, deadline=deadline)
-        )
+        call = ops.search(self._scope, query, limit=limit, filters=filters, deadline=deadline)
+        return self._run(call)
 
     def search_peer(
         self,
@@ -668,11 +636,10 @@ class Client(ClientCore):
         deadline: float | None = None,
     ) -> tuple[Message, ...]:
         """``POST .../peers/{id}/search``: the server forces ``peer_id`` into the filters."""
-        return self._run(
-            ops.search_peer(
-                self._scope, peer_id, query, limit=limit, filters=filters, deadline=deadline
-            )
+        call = ops.search_peer(
+            self._scope, peer_id, query, limit=limit, filters=filters, deadline=deadline
         )
+        return self._run(call)
 
     def search_session(
         self,
@@ -684,11 +651,10 @@ class Client(ClientCore):
         deadline: float | None = None,
     ) -> tuple[Message, ...]:
         """``POST .../sessions/{id}/search``: the server forces ``session_id`` into filters."""
-        return self._run(
-            ops.search_session(
-                self._scope, session_id, query, limit=limit, filters=filters, deadline=deadline
-            )
+        call = ops.search_session(
+            self._scope, session_id, query, limit=limit, filters=filters, deadline=deadline
         )
+        return self._run(call)
 
     def chat(
         self,
@@ -709,20 +675,19 @@ class Client(ClientCore):
         ``read_timeout`` (see with_options()). ``filters`` may hold only ``session_id``.
         ``include_evidence`` needs a server newer than 3.0.12.
         """
-        return self._run(
-            ops.chat(
-                self._scope,
-                peer_id,
-                query,
-                target=target,
-                session_id=session_id,
-                reasoning_level=reasoning_level,
-                include_evidence=include_evidence,
-                response_format=response_format,
-                filters=filters,
-                deadline=deadline,
-            )
+        call = ops.chat(
+            self._scope,
+            peer_id,
+            query,
+            target=target,
+            session_id=session_id,
+            reasoning_level=reasoning_level,
+            include_evidence=include_evidence,
+            response_format=response_format,
+            filters=filters,
+            deadline=deadline,
         )
+        return self._run(call)
 
     def chat_stream(
         self,
@@ -742,20 +707,19 @@ class Client(ClientCore):
         The idle read timeout applies between chunks, so a slow answer can be told from
         a dead one. The final chunk has ``done`` set and carries any evidence.
         """
-        return self._open_stream(
-            ops.chat_stream(
-                self._scope,
-                peer_id,
-                query,
-                target=target,
-                session_id=session_id,
-                reasoning_level=reasoning_level,
-                include_evidence=include_evidence,
-                response_format=response_format,
-                filters=filters,
-                deadline=deadline,
-            )
+        call = ops.chat_stream(
+            self._scope,
+            peer_id,
+            query,
+            target=target,
+            session_id=session_id,
+            reasoning_level=reasoning_level,
+            include_evidence=include_evidence,
+            response_format=response_format,
+            filters=filters,
+            deadline=deadline,
         )
+        return self._open_stream(call)
 
     def chat_workspace(
         self,
@@ -771,17 +735,16 @@ class Client(ClientCore):
 
         Raises StatusError saying so when the server has no such route (404 or 405).
         """
-        return self._run(
-            ops.chat_workspace(
-                self._scope,
-                query,
-                session_id=session_id,
-                reasoning_level=reasoning_level,
-                include_evidence=include_evidence,
-                response_format=response_format,
-                deadline=deadline,
-            )
+        call = ops.chat_workspace(
+            self._scope,
+            query,
+            session_id=session_id,
+            reasoning_level=reasoning_level,
+            include_evidence=include_evidence,
+            response_format=response_format,
+            deadline=deadline,
         )
+        return self._run(call)
 
     def chat_workspace_stream(
         self,
@@ -794,17 +757,16 @@ class Client(ClientCore):
         deadline: float | None = None,
     ) -> ChatStream:
         """chat_workspace() as a stream of ChatChunk."""
-        return self._open_stream(
-            ops.chat_workspace_stream(
-                self._scope,
-                query,
-                session_id=session_id,
-                reasoning_level=reasoning_level,
-                include_evidence=include_evidence,
-                response_format=response_format,
-                deadline=deadline,
-            )
+        call = ops.chat_workspace_stream(
+            self._scope,
+            query,
+            session_id=session_id,
+            reasoning_level=reasoning_level,
+            include_evidence=include_evidence,
+            response_format=response_format,
+            deadline=deadline,
         )
+        return self._open_stream(call)
 
     def probe(self, *, deadline: float | None = None) -> Health:
         """``GET /health``: the cheapest call that shows the server is up.
@@ -836,15 +798,14 @@ class Client(ClientCore):
         ``payload->>'observer'``, which message items lack: they carry ``observers``), so it
         reports zeros for the deriver's main queue; use ``sender_id`` or ``session_id``.
         """
-        return self._run(
-            ops.queue_status(
-                self._scope,
-                observer_id=observer_id,
-                sender_id=sender_id,
-                session_id=session_id,
-                deadline=deadline,
-            )
+        call = ops.queue_status(
+            self._scope,
+            observer_id=observer_id,
+            sender_id=sender_id,
+            session_id=session_id,
+            deadline=deadline,
         )
+        return self._run(call)
 
     def create_key(
         self,
@@ -859,16 +820,15 @@ class Client(ClientCore):
 
         A server with authentication off answers 405 "Feature is disabled".
         """
-        return self._run(
-            ops.create_key(
-                self._scope,
-                workspace_id=workspace_id,
-                peer_id=peer_id,
-                session_id=session_id,
-                expires_at=expires_at,
-                deadline=deadline,
-            )
+        call = ops.create_key(
+            self._scope,
+            workspace_id=workspace_id,
+            peer_id=peer_id,
+            session_id=session_id,
+            expires_at=expires_at,
+            deadline=deadline,
         )
+        return self._run(call)
 
     # END GENERATED methods
 
@@ -906,13 +866,22 @@ class Client(ClientCore):
     def _exchange(self, call: Call[T]) -> tuple[Connection, Exchange[T]]:
         """Connect, send, and read until the exchange needs no more (a stream: its head)."""
         exchange, deadline = self._start(call)
-        connection = Connection(
+        connection = connect(
             self._endpoint, self._limits, deadline, self._tls, call.what, type(self)._new_socket
         )
-        with exchange.guard(connection):
+        try:
             # Only now, connected, is the request with the key built (and wiped once sent).
             with exchange.sending(self._endpoint) as wire:
                 connection.send(wire)
             while exchange.needs_more:
-                exchange.received(connection.read(exchange.room()))
+                try:
+                    data = connection.read(exchange.room())
+                except RonchoError:
+                    if exchange.cut():  # an error status arrived: it is the answer
+                        break
+                    raise
+                exchange.received(data)
+        except BaseException:
+            connection.close()
+            raise
         return connection, exchange

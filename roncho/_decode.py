@@ -3,42 +3,20 @@
 The models (``_models``) decode their fields through ``_Fields``, whose every failure is a
 DecodeError naming the operation and the field; ``parse_json`` refuses what ``json.loads``
 lets through but is not JSON (NaN, Infinity); timestamps stay RFC 3339 strings until
-``parse_timestamp`` turns one into a datetime. Kept apart from the models so each module
-has one job: the models say what a resource is, this module how an answer is read.
+``parse_timestamp`` (in ``_checks``) turns one into a datetime. Kept apart from the models
+so each module has one job: the models say what a resource is, this one how it is read.
 """
 
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Callable, Container, Iterable
-from datetime import datetime
 from typing import Any, ClassVar, TypeVar
 
 from ._errors import DecodeError
 
 T = TypeVar("T")
 JSON = dict[str, Any]
-
-_RFC3339 = re.compile(
-    r"\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])[Tt ]([01]\d|2[0-3]):[0-5]\d:([0-5]\d|60)"
-    r"(\.\d{1,9})?([Zz]|[+-]([01]\d|2[0-3]):[0-5]\d)"
-)
-
-
-def parse_timestamp(value: str) -> datetime:
-    """An RFC 3339 timestamp as an aware datetime (fractions beyond microseconds are cut)."""
-    if not isinstance(value, str) or not _RFC3339.fullmatch(value):
-        raise ValueError(f"not an RFC 3339 timestamp: {value!r}")
-    text = value[:10] + "T" + value[11:]
-    if text[-1] in "Zz":
-        text = text[:-1] + "+00:00"
-    main, zone = text[:-6], text[-6:]
-    if "." in main:
-        seconds, fraction = main.split(".")
-        main = f"{seconds}.{fraction[:6]:0<6}"
-    return datetime.fromisoformat(main + zone)  # a leap second (:60) raises ValueError
-
 
 Read = Callable[["_Fields", str], T]
 

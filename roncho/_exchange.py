@@ -1,20 +1,21 @@
 """Sans-IO exchange of one call: a ``Call`` (what an operation is) becomes request bytes,
 and the bytes that come back become the operation's result or its error. No sockets here.
 
-Both clients are executors around this: they connect, send ``request()``, and ``feed``
-what they read until ``needs_more`` is false; then ``result()`` (or, for a stream, the
-chat decoder) finishes the job. Everything the server sends is redacted of the key before
-any error or model can hold it.
+Both clients are executors around this: they connect, send ``request()``, and hand what
+they read to ``received()`` while ``needs_more``; then ``result()`` (or, for a stream,
+``next_chunk()``) finishes the job. The states are drawn in ``Exchange``. Everything the
+server sends is redacted of the key before any error or model can hold it.
 """
 
 from __future__ import annotations
 
 import json
+from collections import deque
 from collections.abc import Callable
-from typing import Any, Final, Generic, Protocol, TypeVar
+from enum import Enum
+from typing import Any, Final, Generic, TypeVar
 from urllib.parse import quote
 
-from ._chat import ChatDecoder
 from ._checks import Endpoint
 from ._decode import parse_json
 from ._errors import (
@@ -26,7 +27,8 @@ from ._errors import (
     status_error,
 )
 from ._http import BodyData, ResponseEnd, ResponseHead, ResponseParser, build_request
-from ._models import ChatChunk
+from ._models import ChatAnswer, ChatChunk, Evidence
+from ._sse import SSEDecoder
 from ._version import __version__
 
 T = TypeVar("T")
@@ -159,48 +161,49 @@ class Sending:
             data[:] = bytes(len(data))
 
 
-class Closable(Protocol):
-    def close(self) -> None: ...
+class State(Enum):
+    """Where one exchange is; see ``Exchange``."""
 
-
-class Guard:
-    """See ``Exchange.guard``."""
-
-    __slots__ = ("_connection", "_exchange")
-
-    def __init__(self, exchange: Exchange[Any], connection: Closable) -> None:
-        self._exchange = exchange
-        self._connection = connection
-
-    def __enter__(self) -> None:
-        return None
-
-    def __exit__(self, kind: object, error: BaseException | None, trace: object) -> bool:
-        if error is None:
-            return False
-        if isinstance(error, RonchoError) and self._exchange.failing:
-            return True
-        self._connection.close()
-        return False
+    HEAD = "waiting for the response head"
+    BODY = "reading a 2xx body"
+    STREAM = "a 2xx stream, read as its chunks are pulled"
+    ERROR = "reading the start of an error body"
+    DONE = "nothing more to read"
 
 
 class Exchange(Generic[T]):
-    """The state of one call between the request and its result."""
+    """The state of one call between the request and its result.
+
+    The client sends ``request()`` and hands every read to ``received()`` while
+    ``needs_more``; then ``result()`` is the answer or its error. The states::
+
+                   2xx head                        end of the body
+        HEAD ---------------------> BODY ----------------------------> DONE
+          |                                                             ^ ^
+          |        2xx head, call.stream      final event, end of body  | |
+          +-------------------------> STREAM ---------------------------+ |
+          |                      (read only as the caller pulls chunks)   |
+          |        any other head            4 KiB, end of body or a cut  |
+          +-------------------------> ERROR ------------------------------+
+
+    Rule 1: in STREAM the body flows only through ``next_chunk()``, so an error in what
+    came with the head is raised by the stream, as later ones are. Rule 2: in ERROR the
+    status is the answer: a body that breaks off or is cut by the connection ends it, it
+    does not replace it.
+    """
 
     def __init__(self, call: Call[T], key: bytearray | None, max_body: int) -> None:
         self.call = call
+        self.state = State.HEAD
         self._key = key
         self._max_body = max_body
         self._parser = ResponseParser(max_body=max_body, request_method=call.method)
         self._chunks: list[bytes] = []
         self._size = 0
         self._whole: bytearray | None = None  # a large 2xx body, filled up to ``_size``
+        self._starved = True  # the parser has no whole event until more bytes come
         self.head: ResponseHead | None = None
-        self.failing = False  # a non-2xx head arrived: read a little of its body, then stop
-        self.ended = False
-        self.chat: ChatDecoder | None = None
-        self.streaming = False
-        self.starved = True  # the parser needs bytes from the connection
+        self.chat: ChatDecoder | None = None  # in STREAM: the decoder of the body
 
     def request(self, endpoint: Endpoint) -> bytes | bytearray:
         """The whole request; with a key, a bytearray the caller wipes once it is sent."""
@@ -218,30 +221,26 @@ class Exchange(Generic[T]):
             call.method, target, endpoint.host_header, headers, payload, bearer=self._key
         )
 
+    def sending(self, endpoint: Endpoint) -> Sending:
+        """The request, for a ``with`` block that sends it: with a key, its bytes are
+        zeroed when the block ends, sent or not, so no frame a traceback keeps holds it."""
+        return Sending(self.request(endpoint))
+
     @property
     def needs_more(self) -> bool:
-        if self.ended:
-            return False
-        if self.call.stream and not self.failing:
-            return self.head is None
-        return True
-
-    def feed(self, data: bytes) -> None:
-        """Bytes read from the connection; ``b""`` when the server closed it."""
-        self._parser.feed(data)
-        del data  # it may echo the key: no frame a traceback keeps may hold it
-        self.pump()
+        """The client should read again (a stream stops here once its head is in)."""
+        return self.state in (State.HEAD, State.BODY, State.ERROR)
 
     def room(self) -> memoryview | None:
         """Where the connection may read the body's next bytes itself (``recv_into``, then
-        ``filled``), or None: read some bytes and ``feed`` them.
+        ``received`` of the count), or None: read some bytes and hand them to ``received``.
 
         Offered only inside a 2xx body of announced length with at least WHOLE_BODY_BYTES
         still to come, and never past its end, so the cap holds as before. The buffer is
         the whole body's, made at the first offer: what came with the head is copied in, and
         the rest is read there with no further copy and no join at the end.
         """
-        if self.ended or self.failing or self.call.stream:
+        if self.state is not State.BODY:
             return None
         left = self._parser.room()
         if not left:
@@ -255,56 +254,45 @@ class Exchange(Generic[T]):
             self._chunks = []
         return memoryview(whole)[self._size :]
 
-    def sending(self, endpoint: Endpoint) -> Sending:
-        """The request, for a ``with`` block that sends it: with a key, its bytes are
-        zeroed when the block ends, sent or not, so no frame a traceback keeps holds it."""
-        return Sending(self.request(endpoint))
-
     def received(self, data: bytes | int) -> None:
-        """What a read gave: bytes to ``feed``, or a count read into ``room()``."""
-        if isinstance(data, int):
-            self.filled(data)
+        """What one read gave: the bytes (``b""``: the server closed the connection), or the
+        count read into ``room()`` (0: closed)."""
+        if data == 0 or data == b"":
+            self._parser.feed(b"")
+        elif isinstance(data, int):
+            self._parser.took(data)
+            self._size += data
         else:
-            self.feed(data)
+            self._parser.feed(data)
+            del data  # it may echo the key: no frame a traceback keeps may hold it
+        self._starved = False
+        if self.state is not State.STREAM:  # Rule 1
+            self._advance()
 
-    def guard(self, connection: Closable) -> Guard:
-        """For the ``with`` block that sends the request and reads the answer: an error
-        closes ``connection`` and goes on, except a failed read after an error status
-        arrived, which ends the block quietly (that status is the answer)."""
-        return Guard(self, connection)
+    def cut(self) -> bool:
+        """A read failed: True if that ends the exchange (Rule 2: in ERROR the status is the
+        answer), False if the read's error is the call's."""
+        if self.state is State.ERROR:
+            self.state = State.DONE
+            return True
+        return False
 
-    def filled(self, count: int) -> None:
-        """``count`` bytes were read into ``room()``; 0 when the server closed the connection."""
-        if count == 0:
-            self.feed(b"")
-            return
-        self._parser.took(count)
-        self._size += count
-        self.pump()
-
-    def start_stream(self) -> None:
-        """Let a stream's body flow into its chat decoder (until now only the head was read),
-        so an error in what came with the head is raised by the stream, as later ones are."""
-        self.streaming = True
-        self.pump()
-
-    def pump(self) -> None:
+    def _advance(self, pulled: bool = False) -> None:
+        """Take the parser's events until it needs bytes or the exchange is DONE. In STREAM
+        only when ``pulled`` (Rule 1), and only until a chunk waits to be handed out: each
+        is handed out before the next event is read, so a bad end cannot hide good chunks."""
         try:
-            self.starved = False
-            while not self.ended:
-                chat = self.chat
-                if chat is not None and (not self.streaming or chat.pending):
-                    # A stream's body waits for the stream, and each chunk is handed out
-                    # before the next event is read (a bad end must not hide good chunks).
+            while self.state is not State.DONE:
+                if self.chat is not None and (self.chat.pending or not pulled):
                     return
                 event = self._parser.next_event()
                 if event is None:
-                    self.starved = True
+                    self._starved = True
                     return
                 self._take(event)
         except RonchoError as exc:
-            if self.failing:  # the status is what matters; keep whatever body arrived
-                self.ended = True
+            if self.state is State.ERROR:  # Rule 2: keep whatever body arrived
+                self.state = State.DONE
                 return
             if exc.request_sent:
                 raise
@@ -315,53 +303,57 @@ class Exchange(Generic[T]):
         if isinstance(event, BodyData):
             if self.chat is not None:
                 self.chat.feed(event.data)
-                return
-            if self._whole is not None:
+            elif self._whole is not None:
                 end = self._size + len(event.data)
                 self._whole[self._size : end] = event.data
                 self._size = end
-                return
-            self._chunks.append(event.data)
-            self._size += len(event.data)
-            if self.failing and self._size >= ERROR_BODY_BYTES:
-                self.ended = True
+            else:
+                self._chunks.append(event.data)
+                self._size += len(event.data)
+                if self.state is State.ERROR and self._size >= ERROR_BODY_BYTES:
+                    self.state = State.DONE
         elif isinstance(event, ResponseHead):
             self.head = event
             if not 200 <= event.status < 300:
-                self.failing = True
+                self.state = State.ERROR
             elif self.call.stream:
+                self.state = State.STREAM
                 self.chat = ChatDecoder(
                     self.call.op, event.get("content-type"), self._max_body, self.redact
                 )
+            else:
+                self.state = State.BODY
         else:
-            self.ended = True
+            self.state = State.DONE
             if self.chat is not None:
                 self.chat.end()
 
     def next_chunk(self, closed: bool) -> ChatChunk | None:
-        """A stream's next chunk, or None when bytes must be read first (``feed``).
+        """In STREAM: the next chunk, or None, either once the final chunk has been handed
+        out (``chat.finished``) or until more bytes are ``received``.
 
-        Raises StopIteration once the final chunk has been handed out, and ProtocolError
-        when the stream was ``closed`` before its final event (a cut answer never passes
-        as a whole one).
+        Raises ProtocolError when the stream was ``closed`` before its final event (a cut
+        answer never passes as a whole one).
         """
         chat = self.chat
         assert chat is not None
         while (chunk := chat.pop()) is None:
             if chat.finished:
-                raise StopIteration
+                return None
             if closed:
                 raise ProtocolError(
                     f"{self.call.op}: the stream was closed before its final event",
                     request_sent=True,
                 )
-            if not self.streaming:
-                self.start_stream()
-            elif self.starved:
+            if self._starved:
                 return None
-            else:
-                self.pump()
+            self._advance(pulled=True)
         return chunk
+
+    @property
+    def failing(self) -> bool:
+        """The head arrived and is not 2xx."""
+        return self.head is not None and not 200 <= self.head.status < 300
 
     def result(self) -> T:
         """The decoded answer, or the error the answer means."""
@@ -371,7 +363,7 @@ class Exchange(Generic[T]):
             if call.on_status is not None and isinstance(failure, StatusError):
                 return call.on_status(failure)
             raise failure
-        assert self.head is not None and self.ended
+        assert self.head is not None and self.state is State.DONE
         whole, self._whole = self._whole, None
         if whole is None:
             response = Response(self._scrub(self.head), self.redact(b"".join(self._chunks)))
@@ -462,3 +454,109 @@ def decoded(
 def nothing(response: Response) -> None:
     """For 204 answers (and any other 2xx): the body is not read."""
     return None
+
+
+# -- a streamed chat answer ----------------------------------------------------------------
+# The body of a streamed dialectic answer in, ChatChunks out. Both clients' streams pull
+# chunks through ``Exchange.next_chunk``, which feeds this decoder the body bytes. It owns
+# the SSE decoding, the JSON of each event, the final ``{"done": true}`` event, and the case
+# of a server that ignored ``stream: true`` and answered one JSON body. A body that ends
+# before the final event is a ProtocolError: a short answer never passes as a whole one.
+
+
+class ChatDecoder:
+    """Body bytes in (``feed``, then ``end`` at the end of the body), chunks out (``pop``).
+
+    Every error it raises has ``request_sent`` true: the server answered, so it had the
+    request. ``finished`` turns true with the final event; ``text`` and ``evidence`` hold
+    what arrived so far.
+    """
+
+    def __init__(
+        self,
+        op: str,
+        content_type: str | None,
+        max_bytes: int,
+        redact: Callable[[bytes], bytes] = bytes,
+    ) -> None:
+        self._op = op
+        self._redact = redact
+        self._sse = SSEDecoder(max_bytes)
+        self._pending: deque[ChatChunk] = deque()
+        self._parts: list[str] = []
+        self._json_body = (content_type or "").lower().startswith("application/json")
+        self._body = bytearray()  # only for a server that answered JSON instead of a stream
+        self.finished = False
+        self.evidence: Evidence | None = None
+
+    @property
+    def text(self) -> str:
+        """The content handed out so far."""
+        return "".join(self._parts)
+
+    @property
+    def pending(self) -> bool:
+        return bool(self._pending)
+
+    def pop(self) -> ChatChunk | None:
+        """The next chunk, or None until more bytes are fed."""
+        if not self._pending:
+            return None
+        chunk = self._pending.popleft()
+        self._parts.append(chunk.content)
+        if chunk.done:
+            self.evidence = chunk.evidence
+        return chunk
+
+    def feed(self, data: bytes) -> None:
+        if self.finished:
+            return
+        if self._json_body:
+            self._body += data
+            return
+        try:
+            for event in self._sse.feed(data):
+                if self._take_event(event.data):
+                    return  # nothing after the final event counts
+        except RonchoError as exc:
+            exc.request_sent = True
+            raise
+
+    def end(self) -> None:
+        """The body ended: finish a JSON answer, or refuse a stream without its final event."""
+        if self.finished:
+            return
+        if self._json_body:
+            self._finish_json()
+            return
+        raise ProtocolError(
+            f"{self._op}: the stream ended without its final event", request_sent=True
+        )
+
+    def _take_event(self, data: str) -> bool:
+        try:
+            payload = parse_json(data)
+        except (ValueError, RecursionError):
+            raise DecodeError(f"{self._op}: a stream event is not JSON") from None
+        chunk = ChatChunk.from_json(payload, self._op)
+        self._pending.append(chunk)
+        if chunk.done:
+            self.finished = True
+        return chunk.done
+
+    def _finish_json(self) -> None:
+        body = self._redact(bytes(self._body))
+        self._body = bytearray()
+        try:
+            data = parse_json(body.decode("utf-8"))
+        except (ValueError, RecursionError):
+            raise DecodeError(f"{self._op}: the answer is not JSON", request_sent=True) from None
+        try:
+            answer = ChatAnswer.from_json(data, self._op)
+        except DecodeError as exc:
+            exc.request_sent = True
+            raise
+        self._pending.append(
+            ChatChunk(content=answer.content or "", done=True, evidence=answer.evidence)
+        )
+        self.finished = True

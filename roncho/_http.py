@@ -101,8 +101,8 @@ def build_request(
     return wire
 
 
-# Internal records are NamedTuples, not dataclasses: a dataclass costs ~0.5 ms to create at
-# import and these are never seen by callers (benchmarks/RESULTS.md, import cost).
+# Internal records are NamedTuples, not dataclasses: they cost less to create at import, and
+# callers never see them (benchmarks/RESULTS.md has the import figures).
 class ResponseHead(NamedTuple):
     """Status line and headers; names are lower-cased, values latin-1 decoded."""
 

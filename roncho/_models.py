@@ -30,7 +30,6 @@ from ._checks import (  # the input checks moved to _checks; re-exported for old
 from ._decode import Plan, _Fields, plan_of, read_into
 from ._decode import decode_list as decode_list  # moved to _decode; kept for old imports
 from ._decode import parse_json as parse_json
-from ._decode import parse_timestamp as parse_timestamp
 from ._errors import ConfigError
 from ._record import Record, field, storage
 

@@ -77,10 +77,6 @@ class Scope:
         return self.root(self.workspace, *rest)
 
 
-def path_id(value: str, what: str) -> str:
-    return check_id(value, what)
-
-
 def get_or_create(
     op: str,
     path: str,
@@ -284,7 +280,7 @@ def get_or_create_peer(
     return get_or_create(
         "get_or_create_peer",
         scope.ws("peers"),
-        path_id(peer_id, "peer_id"),
+        check_id(peer_id, "peer_id"),
         Peer.from_json,
         fields,
         deadline,
@@ -300,7 +296,7 @@ def update_peer(
     deadline: float | None = None,
 ) -> Call[Peer]:
     """``PUT .../peers/{peer}``: both fields replace wholesale when given."""
-    path = scope.ws("peers", path_id(peer_id, "peer_id"))
+    path = scope.ws("peers", check_id(peer_id, "peer_id"))
     return update("update_peer", path, metadata, configuration, Peer.from_json, deadline)
 
 
@@ -350,7 +346,7 @@ def get_or_create_session(
     return get_or_create(
         "get_or_create_session",
         scope.ws("sessions"),
-        path_id(session_id, "session_id"),
+        check_id(session_id, "session_id"),
         Session.from_json,
         fields,
         deadline,
@@ -366,7 +362,7 @@ def update_session(
     deadline: float | None = None,
 ) -> Call[Session]:
     """``PUT .../sessions/{id}``: metadata replaces; configuration merges top-level keys."""
-    path = scope.ws("sessions", path_id(session_id, "session_id"))
+    path = scope.ws("sessions", check_id(session_id, "session_id"))
     return update("update_session", path, metadata, configuration, Session.from_json, deadline)
 
 
@@ -402,14 +398,14 @@ def list_session_peers(
 ) -> Call[Page[Peer]]:
     """``GET .../sessions/{id}/peers``: active members only."""
     op = "list_session_peers"
-    path = scope.ws("sessions", path_id(session_id, "session_id"), "peers")
+    path = scope.ws("sessions", check_id(session_id, "session_id"), "peers")
     query = tuple(check_paging(page, size, None))
     return Call(op, "GET", path, page_of(op, Peer.from_json), query=query, deadline=deadline)
 
 
 def _peer_config_path(scope: Scope, session_id: str, peer_id: str) -> str:
-    session = path_id(session_id, "session_id")
-    return scope.ws("sessions", session, "peers", path_id(peer_id, "peer_id"), "config")
+    session = check_id(session_id, "session_id")
+    return scope.ws("sessions", session, "peers", check_id(peer_id, "peer_id"), "config")
 
 
 def get_session_peer_config(
@@ -461,7 +457,7 @@ def delete_session(
     which also removes conclusions made in that session.
     """
     op = "delete_session"
-    path = scope.ws("sessions", path_id(session_id, "session_id"))
+    path = scope.ws("sessions", check_id(session_id, "session_id"))
     decode = decoded(op, DeleteAccepted.from_json, allow_empty=True)
     return Call(op, "DELETE", path, decode, write=True, deadline=deadline)
 
@@ -481,7 +477,7 @@ def add_messages(
     """
     op = "add_messages"
     items, ascii_only = render_batch(messages, MessageCreate, "messages", op)
-    path = scope.ws("sessions", path_id(session_id, "session_id"), "messages")
+    path = scope.ws("sessions", check_id(session_id, "session_id"), "messages")
     return Call(
         op,
         "POST",
@@ -508,7 +504,7 @@ def list_messages(
 
     An unknown session gives an empty page, not 404.
     """
-    path = scope.ws("sessions", path_id(session_id, "session_id"), "messages", "list")
+    path = scope.ws("sessions", check_id(session_id, "session_id"), "messages", "list")
     return list_page(
         "list_messages", path, Message.from_json, page, size, reverse, filters, deadline
     )
@@ -543,7 +539,10 @@ def iter_messages(
 
 def _message_path(scope: Scope, session_id: str, message_id: str) -> str:
     return scope.ws(
-        "sessions", path_id(session_id, "session_id"), "messages", path_id(message_id, "message_id")
+        "sessions",
+        check_id(session_id, "session_id"),
+        "messages",
+        check_id(message_id, "message_id"),
     )
 
 
@@ -656,7 +655,7 @@ def delete_conclusion(
     scope: Scope, conclusion_id: str, *, deadline: float | None = None
 ) -> Call[None]:
     """``DELETE .../conclusions/{id}``: 204 with an empty body."""
-    path = scope.ws("conclusions", path_id(conclusion_id, "conclusion_id"))
+    path = scope.ws("conclusions", check_id(conclusion_id, "conclusion_id"))
     return Call("delete_conclusion", "DELETE", path, nothing, write=True, deadline=deadline)
 
 
@@ -700,7 +699,7 @@ def search_peer(
     deadline: float | None = None,
 ) -> Call[tuple[Message, ...]]:
     """``POST .../peers/{id}/search``: the server forces ``peer_id`` into the filters."""
-    path = scope.ws("peers", path_id(peer_id, "peer_id"), "search")
+    path = scope.ws("peers", check_id(peer_id, "peer_id"), "search")
     return _search("search_peer", path, query, limit, filters, deadline)
 
 
@@ -714,7 +713,7 @@ def search_session(
     deadline: float | None = None,
 ) -> Call[tuple[Message, ...]]:
     """``POST .../sessions/{id}/search``: the server forces ``session_id`` into filters."""
-    path = scope.ws("sessions", path_id(session_id, "session_id"), "search")
+    path = scope.ws("sessions", check_id(session_id, "session_id"), "search")
     return _search("search_session", path, query, limit, filters, deadline)
 
 
@@ -793,7 +792,7 @@ def chat(
     body = _chat_body(
         query, target, session_id, reasoning_level, include_evidence, response_format, filters
     )
-    path = scope.ws("peers", path_id(peer_id, "peer_id"), "chat")
+    path = scope.ws("peers", check_id(peer_id, "peer_id"), "chat")
     decode = decoded("chat", ChatAnswer.from_json)
     return Call("chat", "POST", path, decode, body=body, deadline=deadline)
 

@@ -9,21 +9,17 @@ stream (roncho.aio) shares.
 
 from __future__ import annotations
 
-from typing import Any, Protocol
+from typing import Any
 
 from ._exchange import Exchange
 from ._models import ChatAnswer, ChatChunk, Evidence
-from ._transport import Connection
-
-
-class _Closable(Protocol):
-    def close(self) -> None: ...
+from ._network import Closable, Stream
 
 
 class StreamCore:
     """The state of a streamed answer, apart from how its bytes are read."""
 
-    def __init__(self, connection: _Closable, exchange: Exchange[Any]) -> None:
+    def __init__(self, connection: Closable, exchange: Exchange[Any]) -> None:
         assert exchange.chat is not None
         self._connection = connection
         self._exchange = exchange
@@ -65,7 +61,7 @@ class ChatStream(StreamCore):
     ProtocolError; one that stalls longer than read_timeout raises ReadTimeout.
     """
 
-    _connection: Connection
+    _connection: Stream
 
     def __iter__(self) -> ChatStream:
         return self
@@ -73,12 +69,14 @@ class ChatStream(StreamCore):
     def __next__(self) -> ChatChunk:
         try:
             while (chunk := self._exchange.next_chunk(self._closed)) is None:
-                self._exchange.feed(self._connection.recv())
-        except StopIteration:
-            raise
+                if self.finished:
+                    break  # the final chunk was handed out
+                self._exchange.received(self._connection.read(None))
         except BaseException:
             self.close()
             raise
+        if chunk is None:
+            raise StopIteration  # the connection closed with the final chunk
         return self._chunk(chunk)
 
     def read_all(self) -> ChatAnswer:

@@ -2,8 +2,8 @@
 
 Usage::
 
-    python scripts/render_clients.py            # rewrite the methods between the markers
-    python scripts/render_clients.py --check    # exit 1 if a client's text is stale
+    python scripts/render_clients.py            # rewrite the parts between the markers
+    python scripts/render_clients.py --check    # exit 1 if one of them is stale
 
 Every operation in roncho/_operations.py (a public function whose first parameter is
 ``scope``, or a ``name = streamed(base, "name", doc)`` twin) becomes one method of each
@@ -12,8 +12,10 @@ client, in the order the operations are written: the operation's parameters with
 hands it to the client's executor (``_run``, ``_open_stream`` or ``_walk``). What the method
 returns follows from what the operation returns: ``Call[X]`` gives ``X``, ``Pages[X]`` a
 walk over ``X``, a streamed twin the client's chat stream. The names the signatures use are
-imported for the type checker in a second generated part. Everything outside the markers is
-hand-written and left as it is. Standard library only (``ast``): nothing is imported.
+imported for the type checker in a second generated part. In roncho/__init__.py it writes
+the import of every public class of roncho/_models.py and ``__all__`` (every public name
+the package imports). Everything outside the markers is hand-written and left as it is.
+Standard library only (``ast``): nothing is imported.
 """
 
 from __future__ import annotations
@@ -40,6 +42,10 @@ IMPORTS = (
     "    # BEGIN GENERATED imports (scripts/render_clients.py)\n",
     "    # END GENERATED imports\n",
 )
+PACKAGE = REPO / "roncho" / "__init__.py"
+MODELS = REPO / "roncho" / "_models.py"
+EXPORTS = ("# BEGIN GENERATED models (scripts/render_clients.py)\n", "# END GENERATED models\n")
+ALL = ("# BEGIN GENERATED __all__ (scripts/render_clients.py)\n", "# END GENERATED __all__\n")
 WIDTH = 100  # the project's line length (pyproject.toml, ruff)
 
 
@@ -168,31 +174,34 @@ def docstring(doc: str) -> list[str]:
 
 
 def body(op: Operation, flavour: str) -> list[str]:
+    """Build the operation's call and hand it to the executor: one line when it fits, else
+    the call first (``call = ops.name(...)``, wrapped as ruff would wrap it), then the
+    executor."""
     executor = {"call": "_run", "stream": "_open_stream", "walk": "_walk"}[op.kind]
-    build = f"ops.{op.name}", ["self._scope", *arguments(op.args)]
+    build = f"ops.{op.name}({', '.join(['self._scope', *arguments(op.args)])})"
     if flavour == "async" and op.kind == "walk":
         # An async generator, so that the operation's checks run at the first step of the
         # walk, as they always have, and the walk is typed AsyncIterator.
-        return [*_wrap(f"async for item in self.{executor}(", build, "):", 8),
+        return [*_assign("pages", op, build), "        async for item in self._walk(pages):",
                 "            yield item"]  # fmt: skip
-    start = f"return await self.{executor}(" if flavour == "async" else f"return self.{executor}("
-    return _wrap(start, build, ")", 8)
+    run = "return await self." if flavour == "async" else "return self."
+    one = f"        {run}{executor}({build})"
+    if len(one) <= WIDTH:
+        return [one]
+    name = "pages" if op.kind == "walk" else "call"
+    return [*_assign(name, op, build), f"        {run}{executor}({name})"]
 
 
-def _wrap(start: str, build: tuple[str, list[str]], end: str, indent: int) -> list[str]:
-    """``start + f(args) + end`` at ``indent``, wrapped as ruff would wrap it."""
-    name, args = build
-    pad = " " * indent
-    call = f"{name}({', '.join(args)})"
-    if len(pad + start + call + end) <= WIDTH:
-        return [pad + start + call + end]
-    if len(pad + "    " + call) <= WIDTH:
-        return [pad + start, pad + "    " + call, pad + end]
-    inner = pad + "        " + ", ".join(args)
+def _assign(name: str, op: Operation, build: str) -> list[str]:
+    """``name = ops.x(...)`` at eight spaces, wrapped as ruff would wrap it."""
+    one = f"        {name} = {build}"
+    if len(one) <= WIDTH:
+        return [one]
+    args = ["self._scope", *arguments(op.args)]
+    inner = "            " + ", ".join(args)
     if len(inner) <= WIDTH:
-        return [pad + start, f"{pad}    {name}(", inner, pad + "    )", pad + end]
-    return [pad + start, f"{pad}    {name}(", *(f"{pad}        {a}," for a in args),
-            pad + "    )", pad + end]  # fmt: skip
+        return [f"        {name} = ops.{op.name}(", inner, "        )"]
+    return [f"        {name} = ops.{op.name}(", *(f"            {a}," for a in args), "        )"]
 
 
 def methods(ops: list[Operation], flavour: str) -> str:
@@ -265,11 +274,24 @@ def _isort_key(name: str) -> tuple[int, str]:
     return kind, name
 
 
-def _from_import(module: str, names: list[str]) -> list[str]:
-    one = f"    from {module} import {', '.join(names)}"
+def _from_import(module: str, names: list[str], pad: str = "    ") -> list[str]:
+    one = f"{pad}from {module} import {', '.join(names)}"
     if len(one) <= WIDTH:
         return [one]
-    return [f"    from {module} import (", *(f"        {n}," for n in names), "    )"]
+    return [f"{pad}from {module} import (", *(f"{pad}    {n}," for n in names), f"{pad})"]
+
+
+# -- what the package exports ---------------------------------------------------------------
+def package(text: str) -> str:
+    """roncho/__init__.py with every public class of _models imported, and ``__all__``
+    naming every public name the module imports (so a new model needs no hand edit here)."""
+    tree = ast.parse(MODELS.read_text(encoding="utf-8"))
+    models = [n.name for n in tree.body if isinstance(n, ast.ClassDef) and n.name[0] != "_"]
+    block = "\n".join(_from_import("._models", sorted(models, key=_isort_key), pad=""))
+    text = splice(text, f"{EXPORTS[0]}{block}\n\n{EXPORTS[1]}", *EXPORTS)
+    names = [n for n in imported_names(text, "roncho") if not n.startswith("_")]
+    listed = "".join(f'    "{name}",\n' for name in sorted([*names, "__version__"]))
+    return splice(text, f"{ALL[0]}__all__ = [\n{listed}]\n{ALL[1]}", *ALL)
 
 
 def render(flavour: str, client: str, ops: list[Operation]) -> str:
@@ -283,9 +305,9 @@ def main(argv: list[str] | None = None) -> int:
     options = parser.parse_args(argv)
     ops = operations(OPERATIONS.read_text(encoding="utf-8"))
     stale = 0
-    for flavour, path in CLIENTS.items():
+    for flavour, path in [*CLIENTS.items(), ("package", PACKAGE)]:
         before = path.read_text(encoding="utf-8")
-        after = render(flavour, before, ops)
+        after = package(before) if flavour == "package" else render(flavour, before, ops)
         if after == before:
             continue
         if options.check:

@@ -1,5 +1,5 @@
 """Sockets that misbehave, handed to one client through the connection seam
-(``roncho.Client._new_socket``, see ``roncho._transport.SocketFactory``), so no test has to
+(``roncho.Client._new_socket``, see ``roncho._network.SocketFactory``), so no test has to
 patch ``socket.socket`` for the whole process (and every other socket in it)."""
 
 from __future__ import annotations

@@ -17,11 +17,11 @@ from typing import TYPE_CHECKING, TypeVar
 from .. import _operations as ops
 from .._checks import MAX_PAGE_SIZE
 from .._client import ClientCore
+from .._errors import RonchoError
 from .._exchange import Call, Exchange
 from .._operations import Pages
-from ._closing import AsyncClosing
-from ._stream import AsyncChatStream
-from ._transport import AsyncConnection
+from ._stream import AsyncChatStream, AsyncClosing
+from ._transport import AsyncConnection, connect
 
 if TYPE_CHECKING:
     # BEGIN GENERATED imports (scripts/render_clients.py)
@@ -72,9 +72,8 @@ class AsyncClient(ClientCore, AsyncClosing):
         An existing workspace ignores the metadata and configuration sent; use
         update_workspace() to change them.
         """
-        return await self._run(
-            ops.get_or_create_workspace(self._scope, metadata, configuration, deadline=deadline)
-        )
+        call = ops.get_or_create_workspace(self._scope, metadata, configuration, deadline=deadline)
+        return await self._run(call)
 
     async def update_workspace(
         self,
@@ -87,9 +86,8 @@ class AsyncClient(ClientCore, AsyncClosing):
 
         The server creates the workspace if it does not exist.
         """
-        return await self._run(
-            ops.update_workspace(self._scope, metadata, configuration, deadline=deadline)
-        )
+        call = ops.update_workspace(self._scope, metadata, configuration, deadline=deadline)
+        return await self._run(call)
 
     async def list_workspaces(
         self,
@@ -101,16 +99,10 @@ class AsyncClient(ClientCore, AsyncClosing):
         deadline: float | None = None,
     ) -> Page[Workspace]:
         """``POST /v3/workspaces/list``; admin-only once authentication is on."""
-        return await self._run(
-            ops.list_workspaces(
-                self._scope,
-                page=page,
-                size=size,
-                reverse=reverse,
-                filters=filters,
-                deadline=deadline,
-            )
+        call = ops.list_workspaces(
+            self._scope, page=page, size=size, reverse=reverse, filters=filters, deadline=deadline
         )
+        return await self._run(call)
 
     async def delete_workspace(self, *, deadline: float | None = None) -> DeleteAccepted:
         """``DELETE /v3/workspaces/{id}``: 202, purged in the background.
@@ -133,9 +125,10 @@ class AsyncClient(ClientCore, AsyncClosing):
 
         The only configuration key the server reads is ``observe_me`` (default true).
         """
-        return await self._run(
-            ops.get_or_create_peer(self._scope, peer_id, metadata, configuration, deadline=deadline)
+        call = ops.get_or_create_peer(
+            self._scope, peer_id, metadata, configuration, deadline=deadline
         )
+        return await self._run(call)
 
     async def update_peer(
         self,
@@ -146,9 +139,8 @@ class AsyncClient(ClientCore, AsyncClosing):
         deadline: float | None = None,
     ) -> Peer:
         """``PUT .../peers/{peer}``: both fields replace wholesale when given."""
-        return await self._run(
-            ops.update_peer(self._scope, peer_id, metadata, configuration, deadline=deadline)
-        )
+        call = ops.update_peer(self._scope, peer_id, metadata, configuration, deadline=deadline)
+        return await self._run(call)
 
     async def list_peers(
         self,
@@ -160,16 +152,10 @@ class AsyncClient(ClientCore, AsyncClosing):
         deadline: float | None = None,
     ) -> Page[Peer]:
         """``POST .../peers/list`` (a POST, as the server has it; there is no GET)."""
-        return await self._run(
-            ops.list_peers(
-                self._scope,
-                page=page,
-                size=size,
-                reverse=reverse,
-                filters=filters,
-                deadline=deadline,
-            )
+        call = ops.list_peers(
+            self._scope, page=page, size=size, reverse=reverse, filters=filters, deadline=deadline
         )
+        return await self._run(call)
 
     async def get_or_create_session(
         self,
@@ -186,11 +172,10 @@ class AsyncClient(ClientCore, AsyncClosing):
         map for it. Use set_session_peer_config() to change it. A deleted session answers
         404 until the server has purged it.
         """
-        return await self._run(
-            ops.get_or_create_session(
-                self._scope, session_id, peers, metadata, configuration, deadline=deadline
-            )
+        call = ops.get_or_create_session(
+            self._scope, session_id, peers, metadata, configuration, deadline=deadline
         )
+        return await self._run(call)
 
     async def update_session(
         self,
@@ -201,9 +186,10 @@ class AsyncClient(ClientCore, AsyncClosing):
         deadline: float | None = None,
     ) -> Session:
         """``PUT .../sessions/{id}``: metadata replaces; configuration merges top-level keys."""
-        return await self._run(
-            ops.update_session(self._scope, session_id, metadata, configuration, deadline=deadline)
+        call = ops.update_session(
+            self._scope, session_id, metadata, configuration, deadline=deadline
         )
+        return await self._run(call)
 
     async def list_sessions(
         self,
@@ -215,32 +201,26 @@ class AsyncClient(ClientCore, AsyncClosing):
         deadline: float | None = None,
     ) -> Page[Session]:
         """``POST .../sessions/list``: active sessions only."""
-        return await self._run(
-            ops.list_sessions(
-                self._scope,
-                page=page,
-                size=size,
-                reverse=reverse,
-                filters=filters,
-                deadline=deadline,
-            )
+        call = ops.list_sessions(
+            self._scope, page=page, size=size, reverse=reverse, filters=filters, deadline=deadline
         )
+        return await self._run(call)
 
     async def list_session_peers(
         self, session_id: str, *, page: int = 1, size: int = 50, deadline: float | None = None
     ) -> Page[Peer]:
         """``GET .../sessions/{id}/peers``: active members only."""
-        return await self._run(
-            ops.list_session_peers(self._scope, session_id, page=page, size=size, deadline=deadline)
+        call = ops.list_session_peers(
+            self._scope, session_id, page=page, size=size, deadline=deadline
         )
+        return await self._run(call)
 
     async def get_session_peer_config(
         self, session_id: str, peer_id: str, *, deadline: float | None = None
     ) -> SessionPeerConfig:
         """``GET .../sessions/{s}/peers/{p}/config``."""
-        return await self._run(
-            ops.get_session_peer_config(self._scope, session_id, peer_id, deadline=deadline)
-        )
+        call = ops.get_session_peer_config(self._scope, session_id, peer_id, deadline=deadline)
+        return await self._run(call)
 
     async def set_session_peer_config(
         self,
@@ -257,16 +237,15 @@ class AsyncClient(ClientCore, AsyncClosing):
         one flag must be given (ConfigError otherwise): an empty update would still add
         the peer to the session.
         """
-        return await self._run(
-            ops.set_session_peer_config(
-                self._scope,
-                session_id,
-                peer_id,
-                observe_me=observe_me,
-                observe_others=observe_others,
-                deadline=deadline,
-            )
+        call = ops.set_session_peer_config(
+            self._scope,
+            session_id,
+            peer_id,
+            observe_me=observe_me,
+            observe_others=observe_others,
+            deadline=deadline,
         )
+        return await self._run(call)
 
     async def delete_session(
         self, session_id: str, *, deadline: float | None = None
@@ -286,9 +265,8 @@ class AsyncClient(ClientCore, AsyncClosing):
         If this raises with ``error.request_sent`` true, the server may have stored the
         batch: list the session's newest messages before sending it again.
         """
-        return await self._run(
-            ops.add_messages(self._scope, session_id, messages, deadline=deadline)
-        )
+        call = ops.add_messages(self._scope, session_id, messages, deadline=deadline)
+        return await self._run(call)
 
     async def list_messages(
         self,
@@ -304,17 +282,16 @@ class AsyncClient(ClientCore, AsyncClosing):
 
         An unknown session gives an empty page, not 404.
         """
-        return await self._run(
-            ops.list_messages(
-                self._scope,
-                session_id,
-                page=page,
-                size=size,
-                reverse=reverse,
-                filters=filters,
-                deadline=deadline,
-            )
+        call = ops.list_messages(
+            self._scope,
+            session_id,
+            page=page,
+            size=size,
+            reverse=reverse,
+            filters=filters,
+            deadline=deadline,
         )
+        return await self._run(call)
 
     async def iter_messages(
         self,
@@ -330,25 +307,18 @@ class AsyncClient(ClientCore, AsyncClosing):
         ``deadline`` bounds each page's call, not the whole walk. Messages added while
         walking may shift pages; walk ``reverse=True`` from the newest to see them first.
         """
-        async for item in self._walk(
-            ops.iter_messages(
-                self._scope,
-                session_id,
-                size=size,
-                reverse=reverse,
-                filters=filters,
-                deadline=deadline,
-            )
-        ):
+        pages = ops.iter_messages(
+            self._scope, session_id, size=size, reverse=reverse, filters=filters, deadline=deadline
+        )
+        async for item in self._walk(pages):
             yield item
 
     async def get_message(
         self, session_id: str, message_id: str, *, deadline: float | None = None
     ) -> Message:
         """``GET .../sessions/{s}/messages/{id}``."""
-        return await self._run(
-            ops.get_message(self._scope, session_id, message_id, deadline=deadline)
-        )
+        call = ops.get_message(self._scope, session_id, message_id, deadline=deadline)
+        return await self._run(call)
 
     async def update_message_metadata(
         self,
@@ -359,11 +329,10 @@ class AsyncClient(ClientCore, AsyncClosing):
         deadline: float | None = None,
     ) -> Message:
         """``PUT .../messages/{id}``: replaces the metadata. Content can never be edited."""
-        return await self._run(
-            ops.update_message_metadata(
-                self._scope, session_id, message_id, metadata, deadline=deadline
-            )
+        call = ops.update_message_metadata(
+            self._scope, session_id, message_id, metadata, deadline=deadline
         )
+        return await self._run(call)
 
     async def create_conclusions(
         self, conclusions: Iterable[ConclusionCreate], *, deadline: float | None = None
@@ -385,11 +354,10 @@ class AsyncClient(ClientCore, AsyncClosing):
         deadline: float | None = None,
     ) -> Page[Conclusion]:
         """``POST .../conclusions/list``: newest first unless ``reverse`` (unlike other lists)."""
-        return await self._run(
-            ops.list_conclusions(
-                self._scope, filters, page=page, size=size, reverse=reverse, deadline=deadline
-            )
+        call = ops.list_conclusions(
+            self._scope, filters, page=page, size=size, reverse=reverse, deadline=deadline
         )
+        return await self._run(call)
 
     async def query_conclusions(
         self,
@@ -407,18 +375,17 @@ class AsyncClient(ClientCore, AsyncClosing):
         The server refuses a query without observer and observed, so both are required;
         they travel inside ``filters``, as the server wants them.
         """
-        return await self._run(
-            ops.query_conclusions(
-                self._scope,
-                query,
-                observer_id,
-                observed_id,
-                top_k=top_k,
-                distance=distance,
-                filters=filters,
-                deadline=deadline,
-            )
+        call = ops.query_conclusions(
+            self._scope,
+            query,
+            observer_id,
+            observed_id,
+            top_k=top_k,
+            distance=distance,
+            filters=filters,
+            deadline=deadline,
         )
+        return await self._run(call)
 
     async def delete_conclusion(self, conclusion_id: str, *, deadline: float | None = None) -> None:
         """``DELETE .../conclusions/{id}``: 204 with an empty body."""
@@ -433,9 +400,8 @@ class AsyncClient(ClientCore, AsyncClosing):
         deadline: float | None = None,
     ) -> tuple[Message, ...]:
         """``POST .../search`` across the workspace; the answer is a bare array of messages."""
-        return await self._run(
-            ops.search(self._scope, query, limit=limit, filters=filters, deadline=deadline)
-        )
+        call = ops.search(self._scope, query, limit=limit, filters=filters, deadline=deadline)
+        return await self._run(call)
 
     async def search_peer(
         self,
@@ -447,11 +413,10 @@ class AsyncClient(ClientCore, AsyncClosing):
         deadline: float | None = None,
     ) -> tuple[Message, ...]:
         """``POST .../peers/{id}/search``: the server forces ``peer_id`` into the filters."""
-        return await self._run(
-            ops.search_peer(
-                self._scope, peer_id, query, limit=limit, filters=filters, deadline=deadline
-            )
+        call = ops.search_peer(
+            self._scope, peer_id, query, limit=limit, filters=filters, deadline=deadline
         )
+        return await self._run(call)
 
     async def search_session(
         self,
@@ -463,11 +428,10 @@ class AsyncClient(ClientCore, AsyncClosing):
         deadline: float | None = None,
     ) -> tuple[Message, ...]:
         """``POST .../sessions/{id}/search``: the server forces ``session_id`` into filters."""
-        return await self._run(
-            ops.search_session(
-                self._scope, session_id, query, limit=limit, filters=filters, deadline=deadline
-            )
+        call = ops.search_session(
+            self._scope, session_id, query, limit=limit, filters=filters, deadline=deadline
         )
+        return await self._run(call)
 
     async def chat(
         self,
@@ -488,20 +452,19 @@ class AsyncClient(ClientCore, AsyncClosing):
         ``read_timeout`` (see with_options()). ``filters`` may hold only ``session_id``.
         ``include_evidence`` needs a server newer than 3.0.12.
         """
-        return await self._run(
-            ops.chat(
-                self._scope,
-                peer_id,
-                query,
-                target=target,
-                session_id=session_id,
-                reasoning_level=reasoning_level,
-                include_evidence=include_evidence,
-                response_format=response_format,
-                filters=filters,
-                deadline=deadline,
-            )
+        call = ops.chat(
+            self._scope,
+            peer_id,
+            query,
+            target=target,
+            session_id=session_id,
+            reasoning_level=reasoning_level,
+            include_evidence=include_evidence,
+            response_format=response_format,
+            filters=filters,
+            deadline=deadline,
         )
+        return await self._run(call)
 
     async def chat_stream(
         self,
@@ -521,20 +484,19 @@ class AsyncClient(ClientCore, AsyncClosing):
         The idle read timeout applies between chunks, so a slow answer can be told from
         a dead one. The final chunk has ``done`` set and carries any evidence.
         """
-        return await self._open_stream(
-            ops.chat_stream(
-                self._scope,
-                peer_id,
-                query,
-                target=target,
-                session_id=session_id,
-                reasoning_level=reasoning_level,
-                include_evidence=include_evidence,
-                response_format=response_format,
-                filters=filters,
-                deadline=deadline,
-            )
+        call = ops.chat_stream(
+            self._scope,
+            peer_id,
+            query,
+            target=target,
+            session_id=session_id,
+            reasoning_level=reasoning_level,
+            include_evidence=include_evidence,
+            response_format=response_format,
+            filters=filters,
+            deadline=deadline,
         )
+        return await self._open_stream(call)
 
     async def chat_workspace(
         self,
@@ -550,17 +512,16 @@ class AsyncClient(ClientCore, AsyncClosing):
 
         Raises StatusError saying so when the server has no such route (404 or 405).
         """
-        return await self._run(
-            ops.chat_workspace(
-                self._scope,
-                query,
-                session_id=session_id,
-                reasoning_level=reasoning_level,
-                include_evidence=include_evidence,
-                response_format=response_format,
-                deadline=deadline,
-            )
+        call = ops.chat_workspace(
+            self._scope,
+            query,
+            session_id=session_id,
+            reasoning_level=reasoning_level,
+            include_evidence=include_evidence,
+            response_format=response_format,
+            deadline=deadline,
         )
+        return await self._run(call)
 
     async def chat_workspace_stream(
         self,
@@ -573,17 +534,16 @@ class AsyncClient(ClientCore, AsyncClosing):
         deadline: float | None = None,
     ) -> AsyncChatStream:
         """chat_workspace() as a stream of ChatChunk."""
-        return await self._open_stream(
-            ops.chat_workspace_stream(
-                self._scope,
-                query,
-                session_id=session_id,
-                reasoning_level=reasoning_level,
-                include_evidence=include_evidence,
-                response_format=response_format,
-                deadline=deadline,
-            )
+        call = ops.chat_workspace_stream(
+            self._scope,
+            query,
+            session_id=session_id,
+            reasoning_level=reasoning_level,
+            include_evidence=include_evidence,
+            response_format=response_format,
+            deadline=deadline,
         )
+        return await self._open_stream(call)
 
     async def probe(self, *, deadline: float | None = None) -> Health:
         """``GET /health``: the cheapest call that shows the server is up.
@@ -615,15 +575,14 @@ class AsyncClient(ClientCore, AsyncClosing):
         ``payload->>'observer'``, which message items lack: they carry ``observers``), so it
         reports zeros for the deriver's main queue; use ``sender_id`` or ``session_id``.
         """
-        return await self._run(
-            ops.queue_status(
-                self._scope,
-                observer_id=observer_id,
-                sender_id=sender_id,
-                session_id=session_id,
-                deadline=deadline,
-            )
+        call = ops.queue_status(
+            self._scope,
+            observer_id=observer_id,
+            sender_id=sender_id,
+            session_id=session_id,
+            deadline=deadline,
         )
+        return await self._run(call)
 
     async def create_key(
         self,
@@ -638,16 +597,15 @@ class AsyncClient(ClientCore, AsyncClosing):
 
         A server with authentication off answers 405 "Feature is disabled".
         """
-        return await self._run(
-            ops.create_key(
-                self._scope,
-                workspace_id=workspace_id,
-                peer_id=peer_id,
-                session_id=session_id,
-                expires_at=expires_at,
-                deadline=deadline,
-            )
+        call = ops.create_key(
+            self._scope,
+            workspace_id=workspace_id,
+            peer_id=peer_id,
+            session_id=session_id,
+            expires_at=expires_at,
+            deadline=deadline,
         )
+        return await self._run(call)
 
     # END GENERATED methods
 
@@ -680,11 +638,21 @@ class AsyncClient(ClientCore, AsyncClosing):
     async def _exchange(self, call: Call[T]) -> tuple[AsyncConnection, Exchange[T]]:
         """Connect, send, and read until the exchange needs no more (a stream: its head)."""
         exchange, deadline = self._start(call)
-        connection = AsyncConnection(self._limits, deadline, call.what)
-        with exchange.guard(connection):
-            await connection.connect(self._endpoint, self._tls, type(self)._new_socket)
+        connection = await connect(
+            self._endpoint, self._limits, deadline, self._tls, call.what, type(self)._new_socket
+        )
+        try:
             with exchange.sending(self._endpoint) as wire:
                 await connection.send(wire)
             while exchange.needs_more:
-                exchange.received(await connection.read(exchange.room()))
+                try:
+                    data = await connection.read(exchange.room())
+                except RonchoError:
+                    if exchange.cut():  # an error status arrived: it is the answer
+                        break
+                    raise
+                exchange.received(data)
+        except BaseException:
+            connection.close()
+            raise
         return connection, exchange

@@ -1,11 +1,32 @@
-"""AsyncChatStream: ChatStream for asyncio, over the same sans-IO exchange and decoder."""
+"""AsyncChatStream: ChatStream for asyncio, over the same sans-IO exchange and decoder,
+and ``async with`` / ``aclose()`` for the asyncio objects whose close() is immediate."""
 
 from __future__ import annotations
 
+from typing import Self
+
 from .._models import ChatAnswer, ChatChunk
+from .._network import AsyncStream
 from .._stream import StreamCore
-from ._closing import AsyncClosing
-from ._transport import AsyncConnection
+
+
+class AsyncClosing:
+    """Closes on leaving ``async with``; ``aclose()`` is close() for asyncio's habits."""
+
+    __slots__ = ()
+
+    def close(self) -> None:
+        raise NotImplementedError
+
+    async def aclose(self) -> None:
+        """The same as close(), which never waits."""
+        self.close()
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        self.close()
 
 
 class AsyncChatStream(StreamCore, AsyncClosing):
@@ -16,7 +37,7 @@ class AsyncChatStream(StreamCore, AsyncClosing):
     applies between reads.
     """
 
-    _connection: AsyncConnection
+    _connection: AsyncStream
 
     def __aiter__(self) -> AsyncChatStream:
         return self
@@ -24,12 +45,14 @@ class AsyncChatStream(StreamCore, AsyncClosing):
     async def __anext__(self) -> ChatChunk:
         try:
             while (chunk := self._exchange.next_chunk(self._closed)) is None:
-                self._exchange.feed(await self._connection.recv())
-        except StopIteration:
-            raise StopAsyncIteration from None
+                if self.finished:
+                    break  # the final chunk was handed out
+                self._exchange.received(await self._connection.read(None))
         except BaseException:
             self.close()
             raise
+        if chunk is None:
+            raise StopAsyncIteration  # the connection closed with the final chunk
         return self._chunk(chunk)
 
     async def read_all(self) -> ChatAnswer:

@@ -1,6 +1,7 @@
-"""asyncio I/O for one request per connection, the async twin of ``_transport``.
+"""asyncio I/O for one request per connection: ``connect()`` gives an ``AsyncConnection``.
 
-Same strategy and the same errors: resolve, try each address with the connect timeout
+The async twin of ``_transport``, with the same strategy and the same errors (both take
+their words from ``_network``): resolve, try each address with the connect timeout
 applied per address (and the deadline), TLS only for https, send, then hand back whatever
 bytes arrive within the idle read timeout. The socket is non-blocking and driven by the
 loop's own socket methods (``sock_connect``, ``sock_sendall``, ``sock_recv``): no transport,
@@ -19,10 +20,10 @@ import socket
 from collections.abc import Awaitable
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from .. import _transport as blocking
+from .. import _network as network
 from .._checks import Endpoint
-from .._deadline import Deadline, Limits
-from .._errors import ConnectError, ConnectTimeout, RonchoError
+from .._errors import RonchoError
+from .._network import Attempts, Deadline, Failures, Limits, SocketFactory
 
 if TYPE_CHECKING:
     import ssl
@@ -33,10 +34,44 @@ T = TypeVar("T")
 async def _resolve(host: str, port: int) -> list[tuple[Any, ...]]:
     """An IP literal is resolved in place; a name through the loop's resolver (a thread of
     the loop's default executor, as every asyncio name lookup is)."""
-    if blocking.numeric_family(host) is None:
+    if network.numeric_family(host) is None:
         loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(None, blocking._resolve, host, port)
-    return blocking._resolve(host, port)  # numeric: no lookup, and the tests' one seam
+        return await loop.run_in_executor(None, network.resolve, host, port)
+    return network.resolve(host, port)  # numeric: no lookup, and the tests' one seam
+
+
+async def connect(
+    endpoint: Endpoint,
+    limits: Limits,
+    clock: Deadline,
+    tls: ssl.SSLContext | None,
+    what: str,
+    new_socket: SocketFactory = socket.socket,
+) -> AsyncConnection:
+    """A connection to the first of the endpoint's addresses that answers (TLS done). A
+    cancelled connect closes its socket at once."""
+    try:
+        addresses = await _resolve(endpoint.host, endpoint.port)
+    except OSError as exc:
+        raise network.cannot_resolve(what, endpoint.host, exc) from None
+    loop = asyncio.get_running_loop()
+    attempts = Attempts(endpoint, what, limits.connect_timeout, clock)
+    for family, kind, proto, address, seconds in attempts.each(addresses):
+        sock = new_socket(family, kind, proto)
+        connection = AsyncConnection(sock, limits, clock, what)
+        try:
+            sock.setblocking(False)
+            await connection._wait(seconds, loop.sock_connect(sock, address))
+        except BaseException as exc:
+            connection.close()  # not connected, or cancelled: closed at once
+            if not isinstance(exc, OSError):
+                raise
+            attempts.failed(address, exc)
+            continue
+        if tls is not None:
+            await connection._handshake(tls, endpoint.host, seconds)
+        return connection
+    raise attempts.error()
 
 
 class _Tls:
@@ -51,12 +86,13 @@ class _Tls:
         self.object = context.wrap_bio(self.incoming, self.outgoing, server_hostname=host)
 
 
-class AsyncConnection(blocking.Failures):
-    """One open connection carrying one request; closes on any error or cancellation."""
+class AsyncConnection(Failures):
+    """One open connection carrying one request (a ``network.AsyncStream``); closes on any
+    error or cancellation."""
 
-    def __init__(self, limits: Limits, clock: Deadline, what: str) -> None:
+    def __init__(self, sock: socket.socket, limits: Limits, clock: Deadline, what: str) -> None:
         super().__init__(limits, clock, what)
-        self._sock: socket.socket | None = None
+        self._sock: socket.socket | None = sock
         self._tls: _Tls | None = None
         self._loop = asyncio.get_running_loop()
         self._waiting = False
@@ -84,40 +120,7 @@ class AsyncConnection(blocking.Failures):
         finally:
             self._waiting = False
 
-    # -- connecting ----------------------------------------------------------------------
-    async def connect(
-        self,
-        endpoint: Endpoint,
-        tls: ssl.SSLContext | None,
-        new_socket: blocking.SocketFactory = socket.socket,
-    ) -> None:
-        try:
-            addresses = await _resolve(endpoint.host, endpoint.port)
-        except OSError as exc:
-            raise blocking.cannot_resolve(self._what, endpoint.host, exc) from None
-        loop = self._loop
-        attempts = blocking.Attempts(
-            endpoint, self._what, self._limits.connect_timeout, self._clock
-        )
-        for family, kind, proto, address, seconds in attempts.each(addresses):
-            # The socket is made here, by the client's factory (the connection seam, see
-            # _transport.SocketFactory).
-            sock = new_socket(family, kind, proto)
-            try:
-                sock.setblocking(False)
-                await self._wait(seconds, loop.sock_connect(sock, address))
-            except BaseException as exc:
-                sock.close()  # not connected, or cancelled: closed at once
-                if not isinstance(exc, OSError):
-                    raise
-                attempts.failed(address, exc)
-                continue
-            self._sock = sock
-            if tls is not None:
-                await self._handshake(tls, endpoint.host, seconds)
-            return
-        raise attempts.error()
-
+    # -- TLS -----------------------------------------------------------------------------
     async def _handshake(self, context: ssl.SSLContext, host: str, seconds: float) -> None:
         """The TLS handshake, within the connect timeout, as the blocking client's."""
         try:
@@ -125,10 +128,8 @@ class AsyncConnection(blocking.Failures):
             await self._wait(seconds, self._shake(tls))
         except BaseException as exc:
             self.close()
-            if isinstance(exc, TimeoutError):
-                raise ConnectTimeout(f"{self._what}: TLS handshake timed out") from None
-            if isinstance(exc, (OSError, ValueError)):  # SSLError is an OSError
-                raise ConnectError(f"{self._what}: TLS handshake failed ({_why(exc)})") from None
+            if isinstance(exc, (OSError, ValueError)):  # SSLError and TimeoutError are OSErrors
+                raise network.handshake_failed(self._what, exc) from None
             raise
 
     async def _shake(self, tls: _Tls) -> None:
@@ -141,7 +142,7 @@ class AsyncConnection(blocking.Failures):
             await self._flush(tls)
             if done:
                 return
-            data = await self._loop.sock_recv(self._sock_now(), blocking.RECV_BYTES)
+            data = await self._loop.sock_recv(self._sock_now(), network.RECV_BYTES)
             if not data:
                 raise ConnectionAbortedError(0, "the server closed the connection")
             tls.incoming.write(data)
@@ -199,10 +200,10 @@ class AsyncConnection(blocking.Failures):
                 return await self._read_tls(room, seconds)
             sock, loop = self._sock_now(), self._loop
             try:
-                return sock.recv(blocking.RECV_BYTES) if room is None else sock.recv_into(room)
+                return sock.recv(network.RECV_BYTES) if room is None else sock.recv_into(room)
             except (BlockingIOError, InterruptedError):
                 if room is None:
-                    return await self._wait(seconds, loop.sock_recv(sock, blocking.RECV_BYTES))
+                    return await self._wait(seconds, loop.sock_recv(sock, network.RECV_BYTES))
                 return await self._wait(seconds, loop.sock_recv_into(sock, room))
         except OSError as exc:
             raise self._read_failed(exc, by_deadline) from None
@@ -210,14 +211,9 @@ class AsyncConnection(blocking.Failures):
             self.close()  # cancelled: the socket goes at once
             raise
 
-    async def recv(self) -> bytes:
-        data = await self.read(None)
-        assert isinstance(data, bytes)
-        return data
-
     async def _read_tls(self, room: memoryview | None, seconds: float) -> bytes | int:
         if room is None:
-            return await self._recv_tls(seconds, blocking.RECV_BYTES)
+            return await self._recv_tls(seconds, network.RECV_BYTES)
         data = await self._recv_tls(seconds, len(room))
         room[: len(data)] = data
         return len(data)
@@ -238,7 +234,3 @@ class AsyncConnection(blocking.Failures):
                 tls.incoming.write(data)
             else:
                 tls.incoming.write_eof()
-
-
-def _why(exc: BaseException) -> str:
-    return blocking._why(exc) if isinstance(exc, OSError) else type(exc).__name__

@@ -80,7 +80,6 @@ Where the emulator differs from the real server:
 
 from __future__ import annotations
 
-from .._public import publish as _publish
 from ._deriver import DeriverRecord
 from ._options import Options
 from ._profiles import PROFILES, Profile
@@ -96,5 +95,7 @@ __all__ = [
     "RecordedRequest",
 ]
 
-_publish(globals(), __all__)  # tracebacks and reprs say roncho.testing.FakeHoncho
-del _publish
+for _name in __all__:  # tracebacks and reprs say roncho.testing.FakeHoncho
+    if isinstance(globals()[_name], type):
+        globals()[_name].__module__ = __name__
+del _name

@@ -29,8 +29,8 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import roncho
-from roncho import _chat as chat_module
 from roncho import _client as client_module
+from roncho import _exchange as chat_module
 from roncho import _exchange as exchange_module
 from roncho.aio import AsyncClient
 

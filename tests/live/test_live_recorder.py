@@ -15,9 +15,8 @@ import pytest
 from live_recorder import Call, Recorder, check_label, path_template, scrub, shape
 
 import roncho
-from roncho._chat import ChatDecoder
 from roncho._exchange import Call as WireCall
-from roncho._exchange import Exchange, nothing
+from roncho._exchange import ChatDecoder, Exchange, nothing
 from roncho.testing import FakeHoncho
 
 SECRET_TEXT = "my sister's peanut allergy"

@@ -1,7 +1,7 @@
 """Arguments the server would refuse (or that could escape their path segment) are refused
 by the client with ConfigError before anything is sent.
 
-No socket is opened here: the client's Connection is replaced by one that fails the test
+No socket is opened here: the client's connect() is replaced by one that fails the test
 with ``Sent`` if it is ever built. The same replacement shows that the values on the right
 side of each boundary (100 keys, depth 5, 25000 characters, 100 items) do get sent.
 """
@@ -44,7 +44,7 @@ def no_network(monkeypatch: pytest.MonkeyPatch) -> None:
     import roncho._client
 
     NoConnection.built = 0
-    monkeypatch.setattr(roncho._client, "Connection", NoConnection)
+    monkeypatch.setattr(roncho._client, "connect", NoConnection)
 
 
 @pytest.fixture

@@ -151,7 +151,7 @@ EXAMPLE = "http://127.0.0.1:8000"  # what the error shows when it cannot guess
     ],
 )
 def test_config_base_url_without_http_says_what_and_shows_a_right_one(url: str, right: str) -> None:
-    """Issue 11 item 7: the refusal names the problem and gives a URL that would work."""
+    """The refusal names the problem and gives a URL that would work."""
     with pytest.raises(ConfigError, match=r"no scheme|must start with http:// or https://") as info:
         Client(url, "ws")
     assert repr(right) in str(info.value)
@@ -178,7 +178,7 @@ def test_config_base_url_without_http_says_what_and_shows_a_right_one(url: str, 
 def test_config_base_url_holding_a_honcho_route_is_refused_with_the_right_form(
     url: str, right: str
 ) -> None:
-    """Issue 11 item 7: "http://h:8000/v3" used to be accepted and then every call went to
+    """"http://h:8000/v3" used to be accepted and then every call went to
     /v3/v3/... and failed with 404; now it is refused before anything is sent."""
     with pytest.raises(ConfigError, match="already holds Honcho's route") as info:
         Client(url, "ws")

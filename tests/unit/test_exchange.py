@@ -19,9 +19,9 @@ from roncho import (
 )
 from roncho import _operations as ops
 from roncho._checks import parse_base_url
-from roncho._deadline import Deadline
 from roncho._exchange import ERROR_BODY_BYTES, Exchange
 from roncho._http import build_request
+from roncho._network import Deadline
 
 ENDPOINT = parse_base_url("http://127.0.0.1:8000/pre")
 SCOPE = ops.Scope(ENDPOINT.prefix, "ws")
@@ -37,9 +37,9 @@ def run(exchange: Exchange[object], data: bytes, step: int = 1) -> None:
     for i in range(0, len(data), step):
         if not exchange.needs_more:
             return
-        exchange.feed(data[i : i + step])
+        exchange.received(data[i : i + step])
     if exchange.needs_more:
-        exchange.feed(b"")
+        exchange.received(b"")
 
 
 def test_the_whole_request_comes_from_one_function_with_the_key_after_host() -> None:
@@ -89,7 +89,7 @@ def test_busy_is_the_operations_word_not_the_paths() -> None:
 
 def test_an_error_body_is_read_only_so_far_and_redacted() -> None:
     exchange = Exchange(ops.probe(SCOPE), KEY, 1 << 20)
-    exchange.feed(answer(500, b"sk-secret " + b"x" * 10 * ERROR_BODY_BYTES))
+    exchange.received(answer(500, b"sk-secret " + b"x" * 10 * ERROR_BODY_BYTES))
     assert not exchange.needs_more  # it stops reading once it has what an error keeps
     with pytest.raises(StatusError) as info:
         exchange.result()
@@ -107,7 +107,7 @@ def test_a_redirect_is_an_error_with_its_location_redacted() -> None:
 def test_a_parser_error_names_the_request_and_says_it_was_sent() -> None:
     exchange = Exchange(ops.probe(SCOPE), None, 1 << 20)
     with pytest.raises(ProtocolError, match=r"^GET /pre/health: malformed status line") as info:
-        exchange.feed(b"HTTP/9 200 OK\r\n\r\n")
+        exchange.received(b"HTTP/9 200 OK\r\n\r\n")
     assert info.value.request_sent is True
 
 
@@ -127,14 +127,13 @@ def test_a_decode_failure_says_the_request_was_sent() -> None:
 
 def test_a_stream_stops_at_its_head_until_the_stream_pulls() -> None:
     exchange = Exchange(ops.chat_stream(SCOPE, "alice", "q"), None, 1 << 20)
-    exchange.feed(
+    exchange.received(
         b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n\r\n"
         b'data: {"delta": {"content": "hi"}, "done": false}\n\n'
     )
     assert not exchange.needs_more and exchange.chat is not None
     assert exchange.chat.pop() is None  # the body waits for the stream
-    exchange.start_stream()
-    chunk = exchange.chat.pop()
+    chunk = exchange.next_chunk(closed=False)  # the stream pulls
     assert chunk is not None and chunk.content == "hi"
 
 

@@ -74,7 +74,7 @@ roncho.Client("localhost:8000", "ws")
 
 
 def test_exports_public_names_report_the_public_module() -> None:
-    """Issue 11 item 9: tracebacks and reprs name roncho.ConfigError, which is what a
+    """Tracebacks and reprs name roncho.ConfigError, which is what a
     caller catches, not the private roncho._errors.ConfigError."""
     import roncho.testing
 

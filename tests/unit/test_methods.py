@@ -49,7 +49,8 @@ def test_the_source_of_a_method_is_the_method_that_runs() -> None:
     for cls, keyword in ((roncho.Client, "def"), (AsyncClient, "async def")):
         source = inspect.getsource(cls.get_or_create_peer)
         assert source.lstrip().startswith(f"{keyword} get_or_create_peer(")
-        assert "ops.get_or_create_peer(self._scope, peer_id" in source
+        assert "ops.get_or_create_peer(" in source
+        assert "self._scope, peer_id, metadata, configuration, deadline=deadline" in source
         assert cls.get_or_create_peer.__code__.co_name == "get_or_create_peer"
         shown = str(inspect.signature(cls.get_or_create_peer))
         assert shown.startswith("(self, peer_id: 'str', metadata: ")

@@ -244,7 +244,7 @@ class _FakeConnection:
 
 def request_line(call: Callable[[], object]) -> str | None:
     """The request line ``call`` would send, or None when it refused with ConfigError."""
-    with mock.patch.object(roncho._client, "Connection", _FakeConnection):
+    with mock.patch.object(roncho._client, "connect", _FakeConnection):
         try:
             call()
         except ConfigError:
@@ -324,7 +324,7 @@ def test_property_message_batch_refused_or_sent_as_json(peer_id: str, content: s
             sent.append(request)
             raise _Captured(request)
 
-    with mock.patch.object(roncho._client, "Connection", Recording):
+    with mock.patch.object(roncho._client, "connect", Recording):
         try:
             client.add_messages("s1", [MessageCreate(peer_id, content)])
         except ConfigError:

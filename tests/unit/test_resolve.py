@@ -7,7 +7,8 @@ from typing import Any
 
 import pytest
 
-from roncho._transport import _resolve, numeric_family
+from roncho._network import numeric_family
+from roncho._network import resolve as _resolve
 
 
 def canonical(entries: list[tuple[Any, ...]]) -> list[tuple[Any, ...]]:

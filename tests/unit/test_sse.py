@@ -1,7 +1,7 @@
 """The sans-IO server-sent events decoder (WHATWG HTML §9.2), without sockets.
 
 Examples from the spec's own text (§9.2.4, §9.2.6) and the stream format Honcho sends
-(reference O12): one ``data: <json>`` line and a blank line per event.
+(its streamed chat): one ``data: <json>`` line and a blank line per event.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """scripts/stages.sh, which scripts/test.sh and .ci/run use: every stage runs, each gets a
 verdict line, and any failure (pytest's exit 5 included) makes the exit status non-zero.
-Issue 11: one failing interpreter stage under `set -e` once hid every later stage."""
+Why: one failing interpreter stage under `set -e` once hid every later stage."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""A large 2xx body read straight into its own buffer (``Exchange.room``/``filled``, the
+"""A large 2xx body read straight into its own buffer (``Exchange.room``/``received``, the
 parser's ``room``/``took``) gives what feeding the same bytes gives, keeps the cap, reads
 no byte past the body, and still refuses a cut answer."""
 
@@ -42,20 +42,20 @@ def read_with_room(exchange: Exchange[Any], wire: bytes, first: int, step: int) 
     """Play the blocking executor over ``wire``: ``first`` bytes by feed, then recv_into
     (at most ``step`` bytes a read) while room is offered, else feed. Returns how many bytes
     were left unread, or -1 if room was never offered."""
-    exchange.feed(wire[:first])
+    exchange.received(wire[:first])
     at = first
     offered = False
     while exchange.needs_more:
         room = exchange.room()
         if room is None:
-            exchange.feed(wire[at : at + step])
+            exchange.received(wire[at : at + step])
             at = min(at + step, len(wire))
             continue
         offered = True
         count = min(step, len(room), len(wire) - at)
         room[:count] = wire[at : at + count]
         at += count
-        exchange.filled(count)
+        exchange.received(count)
         del room
     return len(wire) - at if offered else -1
 
@@ -66,8 +66,8 @@ def test_a_body_read_into_its_buffer_decodes_as_a_fed_one(first: int, step: int)
     body = page_body(200)
     assert len(body) > 2 * WHOLE_BODY_BYTES
     fed = Exchange(ops.list_messages(SCOPE, "s"), None, 1 << 24)
-    fed.feed(answer(body))
-    fed.feed(b"")
+    fed.received(answer(body))
+    fed.received(b"")
     direct = Exchange(ops.list_messages(SCOPE, "s"), None, 1 << 24)
     unread = read_with_room(direct, answer(body) + b"trailing", first, step)
     # Read into its buffer, no byte past the body is taken (fed, the parser drops them).
@@ -79,16 +79,16 @@ def test_a_body_read_into_its_buffer_decodes_as_a_fed_one(first: int, step: int)
 
 def test_room_is_offered_only_for_a_large_2xx_body_of_announced_length() -> None:
     small = Exchange(ops.list_messages(SCOPE, "s"), None, 1 << 24)
-    small.feed(answer(page_body(3))[:50])
+    small.received(answer(page_body(3))[:50])
     assert small.room() is None  # the head is not even complete
     chunked = Exchange(ops.list_messages(SCOPE, "s"), None, 1 << 24)
-    chunked.feed(b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n")
+    chunked.received(b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n")
     assert chunked.room() is None
     failing = Exchange(ops.list_messages(SCOPE, "s"), None, 1 << 24)
-    failing.feed(answer(b"x" * 10, length=10 * WHOLE_BODY_BYTES, status=500))
+    failing.received(answer(b"x" * 10, length=10 * WHOLE_BODY_BYTES, status=500))
     assert failing.room() is None
     large = Exchange(ops.list_messages(SCOPE, "s"), None, 1 << 24)
-    large.feed(answer(b"", length=10 * WHOLE_BODY_BYTES))
+    large.received(answer(b"", length=10 * WHOLE_BODY_BYTES))
     room = large.room()
     assert room is not None and len(room) == 10 * WHOLE_BODY_BYTES
 
@@ -96,19 +96,19 @@ def test_room_is_offered_only_for_a_large_2xx_body_of_announced_length() -> None
 def test_the_cap_holds_and_a_cut_body_is_refused() -> None:
     over = Exchange(ops.list_messages(SCOPE, "s"), None, 4 * WHOLE_BODY_BYTES)
     with pytest.raises(ResponseTooLargeError) as too_large:
-        over.feed(answer(b"", length=4 * WHOLE_BODY_BYTES + 1))
+        over.received(answer(b"", length=4 * WHOLE_BODY_BYTES + 1))
         assert over.room() is None  # never a buffer for a length over the cap
-        over.feed(b"")
+        over.received(b"")
     assert too_large.value.request_sent is True
     cut = Exchange(ops.list_messages(SCOPE, "s"), None, 1 << 24)
-    cut.feed(answer(b"", length=4 * WHOLE_BODY_BYTES))
+    cut.received(answer(b"", length=4 * WHOLE_BODY_BYTES))
     room = cut.room()
     assert room is not None
     room[:100] = b"x" * 100
-    cut.filled(100)
+    cut.received(100)
     del room
     with pytest.raises(ProtocolError, match="still to come") as info:
-        cut.filled(0)  # the server closed the connection
+        cut.received(0)  # the server closed the connection
     assert info.value.request_sent is True
 
 

@@ -1,6 +1,6 @@
 """Connecting: each resolved address in turn, connect_timeout per address, errors told apart.
 
-The resolver is patched (``roncho._transport._resolve``) to hand out loopback addresses in a
+The resolver is patched (``roncho._network.resolve``) to hand out loopback addresses in a
 chosen order; "unreachable" is a refusing loopback port, a real full-backlog listener (when
 this kernel drops SYNs for it), or a client given sockets whose connect() waits out its
 timeout (tests/seams.py, through the connection seam).
@@ -44,7 +44,7 @@ def resolve_to(monkeypatch: pytest.MonkeyPatch, *entries: tuple[Any, ...]) -> li
         asked.append(host)
         return list(entries)
 
-    monkeypatch.setattr(roncho._transport, "_resolve", fake)
+    monkeypatch.setattr(roncho._network, "resolve", fake)
     return asked
 
 
@@ -158,7 +158,7 @@ def test_connect_name_not_resolved(monkeypatch: pytest.MonkeyPatch) -> None:
     def fail(host: str, port: int) -> list[tuple[Any, ...]]:
         raise socket.gaierror(socket.EAI_NONAME, "Name or service not known")
 
-    monkeypatch.setattr(roncho._transport, "_resolve", fail)
+    monkeypatch.setattr(roncho._network, "resolve", fail)
     with pytest.raises(ConnectError) as caught:
         client().probe()
     assert type(caught.value) is ConnectError

@@ -157,13 +157,13 @@ def test_request_sent_says_whether_the_server_may_have_it(
             if failure.script == "blackhole":
                 address = ("127.0.0.1", refusing.port)
                 monkeypatch.setattr(
-                    roncho._transport,
-                    "_resolve",
+                    roncho._network,
+                    "resolve",
                     lambda h, p: [(socket.AF_INET, socket.SOCK_STREAM, 6, "", address)],
                 )
                 kind = client_class(blackholed())
             elif failure.script == "unresolved":
-                monkeypatch.setattr(roncho._transport, "_resolve", _unresolvable)
+                monkeypatch.setattr(roncho._network, "resolve", _unresolvable)
             with pytest.raises(roncho.RonchoError) as caught:
                 call(kind(url, "w", **options), **dict(failure.kwargs))
             monkeypatch.undo()

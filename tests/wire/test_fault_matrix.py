@@ -9,7 +9,7 @@ blackholed or unresolvable address) and asserts:
 - no API key in the error's ``str``, ``repr`` or ``args``;
 - that the call ended within the row's bound (a generous ceiling, not a speed goal).
 
-How the blackholed connect is made (``"blackhole"`` rows): ``roncho._transport._resolve`` is
+How the blackholed connect is made (``"blackhole"`` rows): ``roncho._network.resolve`` is
 patched to return one loopback address, and the client is given sockets (tests/seams.py,
 through the connection seam) whose connect() sleeps for the socket's timeout and then
 raises TimeoutError, which is what the kernel does for a SYN nobody answers. A real
@@ -692,14 +692,14 @@ def test_fault_matrix(case: Case, monkeypatch: pytest.MonkeyPatch) -> None:
             if case.script == "blackhole":
                 address = ("127.0.0.1", refusing.port)
                 monkeypatch.setattr(
-                    roncho._transport,
-                    "_resolve",
+                    roncho._network,
+                    "resolve",
                     lambda host, port: [(socket.AF_INET, socket.SOCK_STREAM, 6, "", address)],
                 )
                 kind = client_class(blackholed())
                 url = "http://honcho.invalid:8000"
             elif case.script == "unresolved":
-                monkeypatch.setattr(roncho._transport, "_resolve", _unresolvable)
+                monkeypatch.setattr(roncho._network, "resolve", _unresolvable)
                 url = "http://honcho.invalid:8000"
             else:
                 assert case.script == "refused"

@@ -170,11 +170,11 @@ def raise_error(path: Path, monkeypatch: pytest.MonkeyPatch) -> roncho.RonchoErr
                 def unresolvable(host: str, port: int) -> list[tuple[Any, ...]]:
                     raise socket.gaierror(socket.EAI_NONAME, "Name or service not known")
 
-                monkeypatch.setattr(roncho._transport, "_resolve", unresolvable)
+                monkeypatch.setattr(roncho._network, "resolve", unresolvable)
             else:
                 monkeypatch.setattr(
-                    roncho._transport,
-                    "_resolve",
+                    roncho._network,
+                    "resolve",
                     lambda h, p: [(socket.AF_INET, socket.SOCK_STREAM, 6, "", address)],
                 )
                 if path.script == "blackhole":

@@ -15,7 +15,7 @@ import pytest
 from rawserver import SERVER_WAIT, Conn, RawServer, chunked, reply
 
 import roncho
-import roncho._transport
+import roncho._network
 from roncho import ChatAnswer, ChatChunk, DecodeError, ProtocolError, ReadTimeout
 
 WS = "w1"
@@ -100,7 +100,7 @@ def check_full_answer(stream: roncho.ChatStream) -> None:
 @pytest.mark.parametrize("framing", ["until-close", "chunked"])
 def test_stream_read_one_byte_at_a_time(monkeypatch: pytest.MonkeyPatch, framing: str) -> None:
     """Reads of one byte split every event (and every UTF-8 sequence) at every position."""
-    monkeypatch.setattr(roncho._transport, "RECV_BYTES", 1)
+    monkeypatch.setattr(roncho._network, "RECV_BYTES", 1)
     body = (
         HEAD_UNTIL_CLOSE + STREAM
         if framing == "until-close"
