@@ -17,11 +17,13 @@ from rawserver import (
     Conn,
     Handler,
     RawServer,
+    Trap,
     reply,
     send_raw,
     sse_events,
     stream_head,
 )
+from seams import blackholed, client_class
 
 import roncho
 from roncho import DeadlineExceeded, DecodeError, ProtocolError, RedirectError, StatusError
@@ -206,3 +208,18 @@ def test_a_json_answer_to_a_stream_is_one_final_chunk() -> None:
         with client.chat_stream("alice", "hi") as stream:
             chunks = list(stream)
     assert [(c.content, c.done) for c in chunks] == [("all at once", True)]
+
+
+# -- a connect that the deadline ends -------------------------------------------------------
+def test_a_connect_the_deadline_ends_says_so_and_that_nothing_was_sent() -> None:
+    """The address never answers the SYN (the connection seam's blackholed socket); the
+    call's deadline, shorter than the connect timeout, ends the wait."""
+    with Trap() as trap:
+        client = client_class(blackholed(trap.port))(trap.url, "w", connect_timeout=PATIENT)
+        with pytest.raises(DeadlineExceeded) as info:
+            client.probe(deadline=0.3)
+        assert trap.connections() == 0
+    err = info.value
+    assert type(err) is DeadlineExceeded
+    assert err.request_sent is False
+    assert str(err) == "GET /health: the call's deadline of 0.3 s passed while connecting"
