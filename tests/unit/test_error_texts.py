@@ -3,6 +3,8 @@ write instead. Each of these is raised by the constructor, before any connection
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import pytest
 
 import roncho
@@ -64,3 +66,67 @@ def test_a_refused_id_is_described_safely_and_cut_at_forty_characters(
     workspace: object, shown: str
 ) -> None:
     assert refused("http://127.0.0.1:9", workspace) == f"{ID_RULE} (got {shown})"
+
+
+class Real(float):
+    """A float subclass, as json.dumps takes it."""
+
+
+def refused_call(call: Callable[[roncho.Client], object]) -> str:
+    client = roncho.Client("http://127.0.0.1:9", "w")  # nothing listens: a send would fail
+    with pytest.raises(ConfigError) as info:
+        call(client)
+    assert type(info.value) is ConfigError
+    assert info.value.request_sent is False
+    return str(info.value)
+
+
+@pytest.mark.parametrize(
+    ("call", "text"),
+    [
+        (lambda c: c.chat("alice", 5), "query must be a string"),
+        (
+            lambda c: c.add_messages("s", [roncho.MessageCreate("alice", "a\ud800")]),
+            "messages[0].content holds a lone surrogate, which UTF-8 cannot carry",
+        ),
+        (
+            lambda c: c.add_messages("s", [roncho.MessageCreate("alice", 5)]),  # type: ignore[arg-type]
+            "messages[0].content must be a string",
+        ),
+        (
+            lambda c: c.get_or_create_peer("p", metadata={"k": object()}),
+            "metadata is not JSON-serialisable: object is not a JSON type",
+        ),
+        (
+            lambda c: c.get_or_create_peer("p", metadata={"k": Real("nan")}),
+            "metadata is not JSON-serialisable: NaN and Infinity cannot be sent",
+        ),
+        (
+            lambda c: c.query_conclusions("tea", "alice", "alice", distance="0.5"),
+            "distance must be a finite number",
+        ),
+        (
+            lambda c: c.query_conclusions("tea", "alice", "alice", distance=True),
+            "distance must be a finite number",
+        ),
+        (
+            lambda c: c.queue_status(observer_id="bad id"),
+            "observer_id must be 1 to 512 characters of A-Z, a-z, 0-9, '_' or '-' "
+            "(got 6 characters: 'bad id')",
+        ),
+    ],
+    ids=[
+        "query-not-a-string",
+        "content-surrogate",
+        "content-not-a-string",
+        "metadata-not-json",
+        "metadata-float-subclass-nan",
+        "distance-a-string",
+        "distance-a-bool",
+        "query-id-named",
+    ],
+)
+def test_a_refused_argument_is_named_and_the_rule_given(
+    call: Callable[[roncho.Client], object], text: str
+) -> None:
+    assert refused_call(call) == text

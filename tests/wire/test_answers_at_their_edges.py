@@ -102,7 +102,7 @@ def test_server_version_of_a_404_is_none_and_of_a_document_its_version() -> None
 # -- a 422's detail -----------------------------------------------------------------------
 def test_a_422_with_a_long_detail_list_is_rendered_as_json_and_cut() -> None:
     detail = [
-        {"type": "string_too_long", "loc": ["body", "content", i], "msg": "String too long"}
+        {"type": "string_too_long", "loc": ["body", "content", i], "msg": "Chaîne trop longue"}
         for i in range(20)
     ]
     err = probe_error(reply(422, {"detail": detail}), StatusError)

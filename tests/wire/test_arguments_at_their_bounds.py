@@ -36,6 +36,10 @@ class Text(str):
     """A str subclass, as json.dumps takes it (an enum's value, a library's own string)."""
 
 
+class Real(float):
+    """A float subclass."""
+
+
 class Level(enum.IntEnum):
     HIGH = 2
 
@@ -76,11 +80,15 @@ def test_a_str_subclass_in_metadata_is_sent_as_its_text() -> None:
     assert request.json["metadata"] == {"k": "tea"}
 
 
-def test_an_int_subclass_at_the_fifth_level_of_metadata_is_accepted() -> None:
-    """An IntEnum is a number, not a level: five objects deep is the server's limit."""
-    deepest = {"a": {"b": {"c": {"d": {"e": Level.HIGH, "f": True, "g": 1.5}}}}}
+def test_scalars_at_the_fifth_level_of_metadata_are_accepted() -> None:
+    """A scalar is not a level, whatever its class (an IntEnum, a float subclass, a str
+    subclass): five objects deep is the server's limit."""
+    leaves = {"e": Level.HIGH, "f": True, "g": 1.5, "h": "tea", "i": None, "j": 3}
+    leaves |= {"k": Real(2.5), "m": Text("cup")}
+    deepest = {"a": {"b": {"c": {"d": leaves}}}}
     request = sent(PEER, lambda c: c.get_or_create_peer("p", metadata=deepest))
-    assert request.json["metadata"] == {"a": {"b": {"c": {"d": {"e": 2, "f": True, "g": 1.5}}}}}
+    plain = {"e": 2, "f": True, "g": 1.5, "h": "tea", "i": None, "j": 3, "k": 2.5, "m": "cup"}
+    assert request.json["metadata"] == {"a": {"b": {"c": {"d": plain}}}}
     text = refused(lambda c: c.get_or_create_peer("p", metadata={"x": deepest}))
     assert text == "metadata nests deeper than 5 levels"
 
