@@ -14,7 +14,8 @@ Run through ``scripts/mutation.sh`` (which clears ``mutants/`` and picks the ven
      only, each of them prose (it holds a space) or on a line that builds an error (or an
      error's message made None);
    - *behavioural*: every other survivor. The goal is none: a behavioural survivor is a
-     behaviour no test holds, so add the test (or, if it truly changes nothing, list it).
+     behaviour no test holds, so add the test (or, if it truly changes nothing, list it as
+     equivalent; one no test here can reach may be listed as behavioural with why).
 5. A dated section is added to the top of ``mutation/RESULTS.md``: per module, the mutants
    tested, killed (a timeout counts: the tests noticed), and the three kinds of survivor, then
    the survivors by name with their one-line change.
@@ -54,7 +55,7 @@ NO_TESTS = {5, 33}
 
 @dataclass(frozen=True)
 class Judged:
-    kind: str  # "equivalent" or "message"
+    kind: str  # "equivalent", "message", or "behavioural" (no test here can tell it: why)
     why: str
 
 
@@ -154,7 +155,7 @@ def read_judged() -> dict[str, Judged]:
         if not line.strip() or line.startswith("#"):
             continue
         name, kind, why = (part.strip() for part in line.split("|", 2))
-        if kind not in ("equivalent", "message"):
+        if kind not in ("equivalent", "message", "behavioural"):
             raise SystemExit(f"mutation.py: {JUDGED.name}: unknown kind {kind!r} for {name}")
         judged[name] = Judged(kind, why)
     return judged
