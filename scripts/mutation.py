@@ -99,7 +99,9 @@ def main(argv: list[str]) -> int:
         chosen_now = chosen
     if chosen_now:
         subprocess.run(command + chosen_now, cwd=ROOT, check=False, stdout=subprocess.DEVNULL)
-    codes = read_codes()
+    before, codes = codes, read_codes()
+    if args.again:  # a kill stands when tests are only added (mutmut may forget it)
+        codes |= {n: before[n] for n in chosen if codes.get(n) is None and before.get(n) in KILLED}
     untested = [n for n in chosen if codes.get(n) is None]
     if untested:
         print(
