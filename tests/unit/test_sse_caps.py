@@ -1,6 +1,7 @@
-"""The event-stream decoder's caps, sans-IO: through a client the body cap (which these
-share) is met first, so only here can a line or an event be seen to stop at its own cap,
-with the text that names it."""
+"""The event-stream decoder, sans-IO, where a client cannot show it: a line's and an
+event's caps (through a client the body cap, which these share, is met first) with the
+texts that name them, and the one leading BOM the stream may start with (however the
+bytes are split between reads, only the stream's first line loses it)."""
 
 from __future__ import annotations
 
@@ -31,3 +32,11 @@ def test_an_event_over_its_cap_is_refused_naming_the_cap() -> None:
     with pytest.raises(ResponseTooLargeError) as info:
         decoder.feed(b"data: 0123456789\ndata: 0123456789\n\n")
     assert str(info.value) == "an event-stream event exceeds 20 characters"
+
+
+def test_only_the_streams_first_line_loses_a_leading_bom() -> None:
+    decoder = SSEDecoder(1000)
+    assert [e.data for e in decoder.feed(b"\xef\xbb\xbfdata: a\n\n")] == ["a"]
+    # A later read that starts with a BOM: that line's field is "\ufeffdata", not data.
+    assert decoder.feed(b"\xef\xbb\xbfdata: b\n\n") == []
+    assert [e.data for e in decoder.feed(b"data: c\n\n")] == ["c"]

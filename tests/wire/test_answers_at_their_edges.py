@@ -89,7 +89,9 @@ def test_server_version_of_an_empty_200_is_a_decode_error_not_none() -> None:
     err = info.value
     assert type(err) is DecodeError
     assert err.request_sent is True
-    assert str(err).startswith("server_version: the answer is not JSON (")
+    assert str(err) == (
+        "server_version: the answer is not JSON (Expecting value: line 1 column 1 (char 0))"
+    )
 
 
 def test_server_version_of_a_404_is_none_and_of_a_document_its_version() -> None:

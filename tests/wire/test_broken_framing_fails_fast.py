@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import socket
 import struct
+import time
 
 import pytest
 from rawserver import Conn, Handler, RawServer, send_raw
@@ -100,7 +101,40 @@ def test_an_error_status_whose_chunk_runs_past_its_size_is_that_status() -> None
     assert err.body == b"bu"
 
 
-# -- chunk ends -------------------------------------------------------------------------
+def test_an_error_status_then_a_reset_is_that_status() -> None:
+    """The head and part of the body arrive; then the server resets the connection. The
+    status is the answer, not the reset."""
+
+    def handler(conn: Conn) -> None:
+        conn.read_request()
+        conn.send(
+            b"HTTP/1.1 503 Service Unavailable\r\nContent-Length: 100\r\n\r\n" + b'{"detail": "bu'
+        )
+        time.sleep(0.3)  # the client has read it
+        conn.sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+
+    err = probe_error(handler, StatusError)
+    assert isinstance(err, StatusError)
+    assert err.status == 503
+    assert err.body == b'{"detail": "bu'
+
+
+# -- chunk sizes and ends -------------------------------------------------------------------
+def test_a_chunk_announced_over_the_cap_is_refused_before_its_data() -> None:
+    with RawServer([held_open(CHUNKED_200 + b"100\r\n")]) as server:
+        client = roncho.Client(server.url, "w", read_timeout=PATIENT, max_response_bytes=64)
+        with pytest.raises(ResponseTooLargeError) as info:
+            client.probe()
+    assert type(info.value) is ResponseTooLargeError
+    assert info.value.request_sent is True
+    assert str(info.value) == "GET /health: response body exceeds the cap of 64 bytes"
+
+
+def test_a_close_in_the_middle_of_a_chunk_is_refused() -> None:
+    err = probe_error(send_raw(CHUNKED_200 + b"a\r\nabc"), ProtocolError)
+    assert str(err) == "GET /health: connection closed in the middle of a chunk"
+
+
 def test_chunk_data_longer_than_its_size_is_refused_while_the_connection_is_open() -> None:
     err = probe_error(held_open(CHUNKED_200 + b"1\r\n{x"), ProtocolError)
     assert str(err) == "GET /health: chunk data is longer than its announced size"
