@@ -28,7 +28,7 @@ def test_a_host_name_is_looked_up_off_the_loop(
 
         def slow_resolve(host: str, port: int) -> list[tuple[Any, ...]]:
             looked_up_on.append(threading.current_thread())
-            address = ("127.0.0.1", server.port)
+            address = ("127.0.0.1", port)  # the port it was asked for, the server's
             return [(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP, "", address)]
 
         monkeypatch.setattr(roncho._network, "resolve", slow_resolve)

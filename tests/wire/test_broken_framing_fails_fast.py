@@ -101,6 +101,18 @@ def test_an_error_status_whose_chunk_runs_past_its_size_is_that_status() -> None
     assert err.body == b"bu"
 
 
+@pytest.mark.parametrize("status", [300, 500])
+def test_an_error_body_is_read_to_its_first_4_kib_and_no_further(status: int) -> None:
+    """A long error body of which 5,000 bytes arrive, the rest never: the error (with the
+    first 4 KiB of the body) comes at once, without waiting for the rest."""
+    head = b"HTTP/1.1 %d X\r\nLocation: /x\r\nContent-Length: 100000\r\n\r\n" % status
+    kind = RedirectError if status == 300 else StatusError
+    err = probe_error(held_open(head + b"e" * 5000), kind)
+    assert isinstance(err, StatusError)
+    assert err.status == status
+    assert err.body == b"e" * 4096
+
+
 def test_an_error_status_then_a_reset_is_that_status() -> None:
     """The head and part of the body arrive; then the server resets the connection. The
     status is the answer, not the reset."""

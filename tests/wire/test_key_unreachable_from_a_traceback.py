@@ -30,6 +30,16 @@ def echoing(status: int, body: bytes) -> Handler:
     return handler
 
 
+def echoing_only(status: int, body: bytes) -> Handler:
+    """Every header of the answer holds the key (its body runs to the close)."""
+
+    def handler(conn: Conn) -> None:
+        auth = conn.read_request().headers["authorization"].encode()
+        conn.send(b"HTTP/1.1 %d X\r\nX-Echo: %s\r\n\r\n%s" % (status, auth, body))
+
+    return handler
+
+
 def holders(roots: Iterable[object], allowed: object) -> list[str]:
     """Every str or bytes-like object reachable from ``roots`` that holds the key."""
     needle = KEY.encode()
@@ -59,14 +69,19 @@ def holders(roots: Iterable[object], allowed: object) -> list[str]:
 
 @pytest.mark.blocking_only("walks the frames of the blocking client's call")
 @pytest.mark.parametrize(
-    ("status", "body", "kind"),
-    [(500, b"oops", roncho.StatusError), (200, b"not json", roncho.DecodeError)],
-    ids=["error-status", "undecodable-2xx"],
+    ("status", "body", "kind", "only"),
+    [
+        (500, b"oops", roncho.StatusError, False),
+        (200, b"not json", roncho.DecodeError, False),
+        (500, b"oops", roncho.StatusError, True),
+    ],
+    ids=["error-status", "undecodable-2xx", "every-header-holds-it"],
 )
 def test_a_key_echoed_in_a_header_is_held_by_nothing_the_traceback_keeps(
-    status: int, body: bytes, kind: type[roncho.RonchoError]
+    status: int, body: bytes, kind: type[roncho.RonchoError], only: bool
 ) -> None:
-    with RawServer([echoing(status, body)]) as server:
+    handler = echoing_only(status, body) if only else echoing(status, body)
+    with RawServer([handler]) as server:
         client = roncho.Client(server.url, "w", api_key=KEY, read_timeout=10.0)
         with pytest.raises(kind) as info:
             client.probe()

@@ -28,17 +28,22 @@ SHORT = 0.5  # the clocks under test
 PATIENT = 30.0  # the clocks not under test
 
 
-@pytest.fixture(scope="module")
-def certificate(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
-    folder = tmp_path_factory.mktemp("tls")
-    cert, key = folder / "cert.pem", folder / "key.pem"
+def make_certificate(folder: Path, name: str) -> tuple[Path, Path]:
+    """A throwaway self-signed certificate for ``name`` (an IP address or a DNS name)."""
+    cert, key = folder / f"{name}.pem", folder / f"{name}.key"
+    kind = "IP" if name[0].isdigit() else "DNS"
     subprocess.run(
         ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1",
-         "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1",
+         "-subj", f"/CN={name}", "-addext", f"subjectAltName={kind}:{name}",
          "-keyout", str(key), "-out", str(cert)],
         check=True, capture_output=True, timeout=60,
     )  # fmt: skip
     return cert, key
+
+
+@pytest.fixture(scope="module")
+def certificate(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    return make_certificate(tmp_path_factory.mktemp("tls"), "127.0.0.1")
 
 
 @pytest.fixture
@@ -150,4 +155,28 @@ def test_a_refused_certificate_says_why_the_handshake_failed(
     assert str(err).startswith(
         "GET /health: TLS handshake failed "
         "([SSL: CERTIFICATE_VERIFY_FAILED] certificate verify failed"
+    )
+
+
+def test_a_trusted_certificate_for_another_name_is_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The certificate is trusted but names another host: the client checks the name it
+    connected to (127.0.0.1), not only the signature."""
+    cert, key = make_certificate(tmp_path, "other.example")
+    monkeypatch.setattr(
+        roncho._client, "tls_context", lambda: ssl.create_default_context(cafile=str(cert))
+    )
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    context.load_cert_chain(cert, key)
+    with RawServer([silent], tls=context) as server:
+        client = roncho.Client(server.url, "w", connect_timeout=PATIENT, read_timeout=PATIENT)
+        with pytest.raises(roncho.ConnectError) as info:
+            client.probe()
+    err = info.value
+    assert type(err) is roncho.ConnectError
+    assert err.request_sent is False
+    assert str(err).startswith(
+        "GET /health: TLS handshake failed "
+        "([SSL: CERTIFICATE_VERIFY_FAILED] certificate verify failed: IP address mismatch"
     )
