@@ -72,6 +72,12 @@ def main(argv: list[str]) -> int:
         action="store_true",
         help="keep mutants/ and re-test only the sample's survivors (after adding tests)",
     )
+    parser.add_argument(
+        "--tested-only",
+        action="store_true",
+        help="with --again: keep to the mutants of the sample that have a result (a run "
+        "stopped before its end)",
+    )
     parser.add_argument("names", nargs="*", help="test only these mutants (no RESULTS entry)")
     args = parser.parse_args(argv)
 
@@ -92,6 +98,10 @@ def main(argv: list[str]) -> int:
     if args.jobs:
         command += ["--max-children", str(args.jobs)]
     codes = read_codes()
+    if args.again and args.tested_only:
+        sample = len(chosen)
+        chosen = [n for n in chosen if codes.get(n) is not None]
+        print(f"mutation.py: {len(chosen)} of the sample's {sample} have a result", flush=True)
     if args.again:
         chosen_now = [n for n in chosen if codes.get(n) is None or codes[n] not in KILLED]
         print(f"mutation.py: re-testing {len(chosen_now)} survivors", flush=True)
@@ -110,6 +120,11 @@ def main(argv: list[str]) -> int:
         return 1
     rows, survivors = classify({n: codes[n] for n in chosen}, args.mutmut)
     label = "all mutants" if args.all else f"seeded sample of {len(chosen)} (seed {args.seed})"
+    if args.again and args.tested_only and not args.all:
+        label = (
+            f"the {len(chosen)} tested of a seeded sample of {args.sample} (seed {args.seed}; "
+            "the run was stopped before its end)"
+        )
     if args.names:
         label = f"{len(chosen)} named mutants"
     section = report(rows, survivors, label, len(every))
