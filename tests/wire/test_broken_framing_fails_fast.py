@@ -290,3 +290,74 @@ def test_a_reset_after_the_server_read_the_request_says_the_request_was_sent() -
         "POST /v3/workspaces/w/sessions/s/messages: connection lost while reading "
         "(Connection reset by peer)"
     )
+
+
+# -- what the parser refuses, word for word ----------------------------------------------
+def close_after(data: bytes) -> Handler:
+    def handler(conn: Conn) -> None:
+        conn.read_request()
+        if data:
+            conn.send(data)
+
+    return handler
+
+
+@pytest.mark.parametrize(
+    ("answer", "text"),
+    [
+        (
+            b"HTTP/1.1 101 Switching Protocols\r\n\r\n",
+            "server switched protocols, which roncho never asks for",
+        ),
+        (b"", "server closed the connection without answering"),
+        (
+            b"HTTP/1.1 200 OK\r\nContent-Le",
+            "connection closed before the response headers were complete",
+        ),
+        (
+            b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\nTransfer-Encoding: chunked\r\n\r\n",
+            "response has both Content-Length and Transfer-Encoding",
+        ),
+        (
+            b"HTTP/1.0 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n",
+            "an HTTP/1.0 response cannot use Transfer-Encoding",
+        ),
+        (
+            b"HTTP/1.1 200 OK\r\nTransfer-Encoding: gzip, chunked\r\n\r\n",
+            "unsupported Transfer-Encoding 'gzip, chunked'",
+        ),
+        (
+            b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\nContent-Length: 3\r\n\r\n",
+            "conflicting Content-Length values",
+        ),
+        (b"HTTP/1.1 200 OK\r\nContent-Length: two\r\n\r\n", "invalid Content-Length"),
+        (b"HTTP/1.1 200 OK\r\nX-A: b\r\n c\r\n\r\n", "obsolete line folding in a header"),
+        (b"HTTP/1.1 200 OK\r\nX-A: b\r\n\tc\r\n\r\n", "obsolete line folding in a header"),
+        (b"HTTP/1.1 200 OK\r\nX A: b\r\n\r\n", "malformed header line"),
+        (b"HTTP/1.1 2000 OK\r\n\r\n", "malformed status line"),
+    ],
+    ids=[
+        "101",
+        "no-answer",
+        "cut-head",
+        "both-framings",
+        "http10-chunked",
+        "other-coding",
+        "two-lengths",
+        "length-not-digits",
+        "folded-by-space",
+        "folded-by-tab",
+        "bad-header-name",
+        "bad-status-line",
+    ],
+)
+def test_each_framing_the_parser_refuses_is_named(answer: bytes, text: str) -> None:
+    err = probe_error(close_after(answer), ProtocolError)
+    assert str(err) == f"GET /health: {text}"
+
+
+def test_empty_elements_of_the_transfer_encoding_list_are_ignored() -> None:
+    head = b"HTTP/1.1 200 OK\r\nTransfer-Encoding: , chunked ,\r\n\r\n"
+    answer = head + b"%x\r\n%s\r\n0\r\n\r\n" % (len(HEALTH), HEALTH)
+    with RawServer([send_raw(answer)]) as server:
+        assert roncho.Client(server.url, "w", read_timeout=PATIENT).probe().status == "ok"
