@@ -94,6 +94,11 @@ def test_server_version_of_an_empty_200_is_a_decode_error_not_none() -> None:
     )
 
 
+def test_an_empty_200_where_a_document_is_needed_is_a_decode_error() -> None:
+    err = probe_error(reply(200, raw_body=b""), DecodeError)
+    assert str(err) == "probe: the answer is not JSON (Expecting value: line 1 column 1 (char 0))"
+
+
 def test_server_version_of_a_404_is_none_and_of_a_document_its_version() -> None:
     with RawServer([reply(404), reply(200, {"info": {"version": "3.0.12"}})]) as server:
         client = roncho.Client(server.url, "w", read_timeout=PATIENT)

@@ -4,14 +4,16 @@ to it, and (through ``request_sent``) whether the request can have left the proc
 from __future__ import annotations
 
 import socket
+import time
 from typing import Any
 
 import pytest
-from rawserver import Conn, RawServer, RefusingPort, Trap
+from rawserver import Conn, RawServer, RefusingPort, Trap, never_answer, reply
 from seams import blackholed, client_class
 
 import roncho
-from roncho import ConnectError, ConnectTimeout
+import roncho._network
+from roncho import ConnectError, ConnectTimeout, DeadlineExceeded
 
 pytestmark = pytest.mark.timeout(30)
 
@@ -102,3 +104,42 @@ def test_a_plain_server_that_closes_during_the_tls_handshake_says_why(client_kin
         assert str(err) == "GET /health: TLS handshake failed (the server closed the connection)"
     else:
         assert str(err).startswith("GET /health: TLS handshake failed (")
+
+
+def test_a_name_that_resolves_to_no_address_says_so(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(roncho._network, "resolve", lambda host, port: [])
+    with pytest.raises(ConnectError) as info:
+        roncho.Client("http://honcho.invalid:8000", "w").probe()
+    assert type(info.value) is ConnectError
+    assert info.value.request_sent is False
+    assert str(info.value) == "GET /health: 'honcho.invalid' resolved to no address"
+
+
+def test_a_host_name_is_resolved_with_its_port() -> None:
+    """ "localhost" goes through the system's resolver (an IP literal would not)."""
+    with RawServer([reply(200, {"status": "ok"})]) as server:
+        client = roncho.Client(f"http://localhost:{server.port}", "w", read_timeout=10.0)
+        assert client.probe().status == "ok"
+
+
+class SlowConnect(socket.socket):
+    """connect() takes longer than the call's whole deadline, then succeeds (at once, even
+    on the asyncio client's non-blocking socket)."""
+
+    def connect(self, address: Any) -> None:
+        time.sleep(0.5)
+        timeout = self.gettimeout()
+        self.settimeout(10.0)
+        super().connect(address)
+        self.settimeout(timeout)
+
+
+def test_a_deadline_spent_by_the_connect_says_nothing_was_sent() -> None:
+    with RawServer([never_answer]) as server:
+        client = client_class(SlowConnect)(server.url, "w", connect_timeout=10.0)
+        with pytest.raises(DeadlineExceeded) as info:
+            client.probe(deadline=0.2)
+    err = info.value
+    assert type(err) is DeadlineExceeded
+    assert err.request_sent is False
+    assert str(err) == "GET /health: the call's deadline of 0.2 s passed while sending the request"
