@@ -130,3 +130,42 @@ def test_a_refused_argument_is_named_and_the_rule_given(
     call: Callable[[roncho.Client], object], text: str
 ) -> None:
     assert refused_call(call) == text
+
+
+@pytest.mark.parametrize(
+    ("base_url", "api_key", "text"),
+    [
+        (
+            "",
+            None,
+            "base_url is required (for example 'http://127.0.0.1:8000'); "
+            "roncho has no default server",
+        ),
+        ("http://h/?x=1", None, "base_url must not have a query or fragment"),
+        ("http://h#f", None, "base_url must not have a query or fragment"),
+        ("http://h:99999", None, "base_url is not a valid URL: Port out of range 0-65535"),
+        (
+            "http://u:p@h:8000",
+            None,
+            "base_url must not carry user information; pass api_key instead",
+        ),
+        (
+            "http://h:8000",
+            "",
+            "api_key is empty; pass None to send no Authorization header",
+        ),
+        (
+            "http://h:8000",
+            "a b",
+            "api_key holds whitespace, control or other characters a Bearer token cannot carry",
+        ),
+    ],
+    ids=["no-url", "query", "fragment", "bad-port", "user-info", "empty-key", "key-with-space"],
+)
+def test_a_refused_configuration_says_what_to_do(
+    base_url: str, api_key: str | None, text: str
+) -> None:
+    with pytest.raises(ConfigError) as info:
+        roncho.Client(base_url, "w", api_key=api_key)
+    assert type(info.value) is ConfigError
+    assert str(info.value) == text
