@@ -285,7 +285,9 @@ class Exchange(Generic[T]):
                 if self.state is State.ERROR and self._size >= ERROR_BODY_BYTES:
                     self.state = State.DONE
         elif isinstance(event, ResponseHead):
-            self.head = event
+            # The parser keeps the head too, and a frame a reporter records may reach both:
+            # the key is scrubbed from it before either holds it.
+            event = self.head = self._parser.head = self._scrub(event)
             if not 200 <= event.status < 300:
                 self.state = State.ERROR
             elif self.call.stream:
@@ -338,9 +340,9 @@ class Exchange(Generic[T]):
         assert self.head is not None and self.state is State.DONE
         whole, self._whole = self._whole, None
         if whole is None:
-            response = Response(self._scrub(self.head), self.redact(b"".join(self._chunks)))
+            response = Response(self.head, self.redact(b"".join(self._chunks)))
         else:
-            response = Response(self._scrub(self.head), self.redact(whole))
+            response = Response(self.head, self.redact(whole))
             del whole  # so the decoder's take_body() leaves the only reference
         self._chunks = []
         return call.decode(response)
@@ -352,12 +354,10 @@ class Exchange(Generic[T]):
         call = self.call
         kept = self.redact(b"".join(self._chunks)[:ERROR_BODY_BYTES])
         self._chunks = []
-        # What the exchange keeps (a frame a reporter records may reach it) is redacted too.
-        self.head = self._scrub(head)
         if 300 <= head.status < 400:
-            location = head.get("location")
+            location = head.get("location")  # the head was scrubbed of the key as it arrived
             if location is not None:
-                location = self.redact(location.encode("latin-1")).decode("latin-1")[:200]
+                location = location[:200]
             return RedirectError(head.status, call.method, call.path, kept, location=location)
         return status_error(head.status, call.method, call.path, kept, busy=call.busy)
 

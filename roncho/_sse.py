@@ -89,7 +89,6 @@ class EventDecoder:
         self._event = ""
         self._id: str | None = None
         self._retry: int | None = None
-        self._has_field = False
 
     def decode(self, line: str) -> ServerSentEvent | None:
         if not line:
@@ -104,29 +103,24 @@ class EventDecoder:
             self._size += len(value) + 1
             if self._size > self._max:
                 raise ResponseTooLargeError(f"an event-stream event exceeds {self._max} characters")
-            self._has_field = True
         elif field == "event":
             self._event = value
-            self._has_field = True
         elif field == "id":
             if "\0" not in value:
                 self._id = value
-            self._has_field = True
         elif field == "retry" and value.isascii() and value.isdigit():
             self._retry = int(value)
-            self._has_field = True
         return None
 
     def _dispatch(self) -> ServerSentEvent | None:
         if not self._data:
             # The spec dispatches nothing without data; event/retry fields are reset.
-            self._event, self._retry, self._has_field = "", None, False
+            self._event, self._retry = "", None
             return None
         event = ServerSentEvent(
             "\n".join(self._data), self._event or "message", self._id, self._retry
         )
         self._data, self._size, self._event, self._retry = [], 0, "", None
-        self._has_field = False
         return event
 
 
