@@ -115,13 +115,20 @@ def floors(graph: dict[str, set[str]]) -> tuple[int, list[str]]:
 
 
 def main() -> int:
+    if len(sys.argv) > 1 and sys.argv[1] in ("-h", "--help"):
+        sys.stdout.write(__doc__ or "")
+        return 0
     root = Path(sys.argv[1] if len(sys.argv) > 1 else Path(__file__).resolve().parent.parent)
     package = root / "roncho"
+    if not (package / "__init__.py").is_file():
+        print(f"core_size.py: {root} is not a checkout of roncho (no roncho/__init__.py)")
+        return 2
     modules = core_modules(package)
     loaded = json.loads(
         subprocess.run(
             [sys.executable, "-c", _LOADED],
             env={"PYTHONPATH": str(root)},
+            cwd=root,  # ``python -c`` puts the working folder first on sys.path
             capture_output=True,
             text=True,
             check=True,
