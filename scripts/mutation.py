@@ -73,6 +73,11 @@ def main(argv: list[str]) -> int:
         help="keep mutants/ and re-test only the sample's survivors (after adding tests)",
     )
     parser.add_argument(
+        "--report-only",
+        action="store_true",
+        help="with --again: test nothing, report what mutants/ holds for the sample",
+    )
+    parser.add_argument(
         "--tested-only",
         action="store_true",
         help="with --again: keep to the mutants of the sample that have a result (a run "
@@ -102,7 +107,9 @@ def main(argv: list[str]) -> int:
         sample = len(chosen)
         chosen = [n for n in chosen if codes.get(n) is not None]
         print(f"mutation.py: {len(chosen)} of the sample's {sample} have a result", flush=True)
-    if args.again:
+    if args.again and args.report_only:
+        chosen_now = []
+    elif args.again:
         chosen_now = [n for n in chosen if codes.get(n) is None or codes[n] not in KILLED]
         print(f"mutation.py: re-testing {len(chosen_now)} survivors", flush=True)
     else:
