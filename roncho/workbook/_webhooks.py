@@ -138,6 +138,13 @@ class Receiver:
         self._thread.join(timeout=2.0)
 
 
+# The test event came 0.3 to 5.2 s after its request on the kit's 3.0.12 (batching off and
+# on); one that has not come within this bound is taken as a delivery that cannot arrive.
+TEST_EVENT_BOUND = 30.0
+# Each later wait's bound once no delivery has reached the receiver.
+UNREACHED_WAIT_BOUND = 5.0
+
+
 def probe_webhooks(
     target: Target,
     prefix: str,
@@ -180,7 +187,12 @@ def probe_webhooks(
                 "this server takes no webhooks, so push cannot replace polling here."
             )
             return finding
-        test_s = _test_event(finding, receiver, raw, wait_bound)
+        test_s = _test_event(finding, receiver, raw, min(wait_bound, TEST_EVENT_BOUND))
+        if test_s is None:
+            # No delivery reaches this receiver (the server is on another host or behind a
+            # tunnel, or has no secret to sign with): every later wait would run to its
+            # bound, so from here on each is short; the answer says why nothing came.
+            wait_bound = min(wait_bound, UNREACHED_WAIT_BOUND)
         rows = finding.table("trials")
         for trial in range(trials):
             rows.append(
@@ -616,6 +628,13 @@ def answer(
         if dependable
         else "push is not dependable here: keep polling queue_status"
     )
+    if test_s is None and not got:
+        verdict = (
+            f"no delivery reached this run's receiver (not even the test event within "
+            f"{TEST_EVENT_BOUND:g}s): the server cannot reach http://localhost on this machine "
+            "(run from the server's own host) or has no webhook secret to sign with, so push "
+            "was not measured here; keep polling queue_status"
+        )
     size = rows[0]["messages"] if rows else 0
     test = "n/a" if test_s is None else f"{test_s:.2f}s"
     parts = [
