@@ -240,7 +240,9 @@ def main() -> int:
     args = parser.parse_args()
     if args.base_url:
         _check_loopback(args.base_url)
-        version = server_version(args.base_url)
+        # A build suffix (`3.0.12-emulator`, a deployment's own `3.2.0-...`) is held to its
+        # release, as the honcho-ai conformance and the differential hold it.
+        version = server_version(args.base_url).split("-", 1)[0]
         if version != VERSION:
             raise SystemExit(f"the server reports {version}; this flow is pinned to {VERSION}")
         print(f"real server {args.base_url}: Honcho {version}")
