@@ -591,7 +591,7 @@ def test_runner_labels_a_run_with_the_deriver_settings_and_passes_them_on() -> N
 
 def test_a_default_emulator_run_leaves_a_fresh_clone_clean(tmp_path: Path) -> None:
     # A copy of the tracked tree as committed; the run must add or change no tracked or
-    # untracked-but-not-ignored file (issue 11.8: emulator runs are demonstrations).
+    # untracked-but-not-ignored file (an emulator run is a demonstration, kept out of the record).
     clone = tmp_path / "roncho"
     listed = (
         subprocess.run(
