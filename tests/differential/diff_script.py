@@ -30,8 +30,10 @@ from urllib.parse import urlsplit
 
 # Every socket wait of a step; the real server's chat with the stub LLM answers within seconds.
 SOCKET_TIMEOUT = 60.0
-# Longest wait for the deriver to drain its queue (real server: flush on, ~2 s per batch).
-DERIVER_WAIT = 60.0
+# Longest wait for the deriver to drain its queue (real server: flush on, ~2 s per batch). The
+# deriver serves every workspace in turn: on a shared server (CI runs this after stages whose
+# deletions it still works off) our turn can take minutes.
+DERIVER_WAIT = 180.0
 BOUNDARY = "roncho-differential-boundary"
 # A server-made id (21-character nanoid) and a timestamp, anywhere in a text.
 NANOID = re.compile(r"(?<![A-Za-z0-9_-])[A-Za-z0-9_-]{21}(?![A-Za-z0-9_-])")
@@ -166,6 +168,7 @@ class Run:
 
     def __post_init__(self) -> None:
         self.vars.setdefault("W", f"roncho-diff-{uuid.uuid4().hex[:12]}")
+        self.vars.setdefault("S1", f"s1-{uuid.uuid4().hex[:8]}")
 
     def request(
         self,

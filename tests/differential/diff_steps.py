@@ -10,7 +10,10 @@ from typing import Any
 from diff_script import Step, Wait, multipart
 
 WS = "/v3/workspaces/{W}"
-S1 = WS + "/sessions/s1"
+# The cloned session's name is the run's own ({S1}, filled by Run): Honcho 3.0.12 clones every
+# message of *any* workspace's session by that name (docs/compatibility.md, "Server defects"),
+# so a plain "s1" collides with another run's workspace still waiting to be purged (a 500).
+S1 = WS + "/sessions/{S1}"
 PEERS = {"alice": {}, "bob": {"observe_others": True}}
 SOURCE_ID_FILTERS = {
     "contains-string": {"contains": "{C0}"},
@@ -102,8 +105,8 @@ STEPS: list[Step | Wait] = [
     ),
     Step("peer list bad key", "POST", WS + "/peers/list", {"filters": {"nope": 1}}),
     Step("peer update", "PUT", WS + "/peers/alice", {"metadata": {"role": "admin"}}),
-    Step("session create", "POST", WS + "/sessions", {"id": "s1", "peers": PEERS}),
-    Step("session get-or-create", "POST", WS + "/sessions", {"id": "s1"}),
+    Step("session create", "POST", WS + "/sessions", {"id": "{S1}", "peers": PEERS}),
+    Step("session get-or-create", "POST", WS + "/sessions", {"id": "{S1}"}),
     Step("session s2", "POST", WS + "/sessions", {"id": "s2", "peers": PEERS}),
     Step("session list", "POST", WS + "/sessions/list", {}),
     Step("session update", "PUT", S1, {"metadata": {"topic": "tea"}}),
@@ -171,7 +174,7 @@ STEPS: list[Step | Wait] = [
                     "content": "alice likes tea",
                     "observer_id": "bob",
                     "observed_id": "alice",
-                    "session_id": "s1",
+                    "session_id": "{S1}",
                 },
                 {"content": "alice dislikes rain", "observer_id": "bob", "observed_id": "alice"},
             ]
@@ -209,7 +212,7 @@ STEPS: list[Step | Wait] = [
     Step("conclusion delete again", "DELETE", WS + "/conclusions/{C0}"),
     Wait(),
     Step("queue status", "GET", WS + "/queue/status", view=_queue_view),
-    Step("queue status session", "GET", WS + "/queue/status?session_id=s1"),
+    Step("queue status session", "GET", WS + "/queue/status?session_id={S1}"),
     Step("queue status observer", "GET", WS + "/queue/status?observer_id=bob", view=_queue_view),
     Step("card put", "PUT", WS + "/peers/bob/card?target=alice", {"peer_card": ["likes tea"]}),
     Step("card get", "GET", WS + "/peers/bob/card?target=alice"),
@@ -233,7 +236,7 @@ STEPS: list[Step | Wait] = [
         "representation allowlist",
         "POST",
         WS + "/peers/bob/representation",
-        {"target": "alice", "filters": {"session_id": ["s1"]}},
+        {"target": "alice", "filters": {"session_id": ["{S1}"]}},
         view=_lines_unordered("representation"),
     ),
     Step("representation missing peer", "POST", WS + "/peers/nobody/representation", {}),
@@ -265,7 +268,7 @@ STEPS: list[Step | Wait] = [
     Step(
         "session context allowlist",
         "GET",
-        S1 + "/context?peer_target=alice&peer_perspective=bob&sessions=s1&sessions=s2",
+        S1 + "/context?peer_target=alice&peer_perspective=bob&sessions={S1}&sessions=s2",
         view=_lines_unordered("peer_representation"),
     ),
     Step(
@@ -278,7 +281,7 @@ STEPS: list[Step | Wait] = [
     Step(
         "session context both",
         "GET",
-        S1 + "/context?peer_target=alice&sessions=s1&limit_to_session=true",
+        S1 + "/context?peer_target=alice&sessions={S1}&limit_to_session=true",
     ),
     Step("session context search_top_k 0", "GET", S1 + "/context?search_top_k=0"),
     Step("session context missing target", "GET", S1 + "/context?peer_target=nobody"),
@@ -321,9 +324,9 @@ STEPS: list[Step | Wait] = [
     Step("scope get-or-create", "POST", WS + "/scopes", {"id": "sc1"}),
     Step("scope list", "POST", WS + "/scopes/list", {}),
     Step("scope get", "GET", WS + "/scopes/sc1"),
-    Step("scope add sessions", "POST", WS + "/scopes/sc1/sessions", {"session_ids": ["s1"]}),
+    Step("scope add sessions", "POST", WS + "/scopes/sc1/sessions", {"session_ids": ["{S1}"]}),
     Step("scope sessions", "POST", WS + "/scopes/sc1/sessions/list", {}),
-    Step("scope remove session", "DELETE", WS + "/scopes/sc1/sessions/s1"),
+    Step("scope remove session", "DELETE", WS + "/scopes/sc1/sessions/{S1}"),
     Step("scope missing", "GET", WS + "/scopes/nope"),
     Step(
         "schedule dream", "POST", WS + "/schedule_dream", {"observer": "bob", "dream_type": "omni"}

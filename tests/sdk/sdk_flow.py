@@ -15,6 +15,7 @@ import argparse
 import dataclasses
 import json
 import re
+import secrets
 import sys
 import time
 from collections.abc import Callable, Iterator
@@ -28,6 +29,10 @@ from honcho.api_types import SessionPeerConfig
 ID = re.compile(r"/[A-Za-z0-9_-]{21}(?=/|$)")
 # A server-made id (21-character nanoid) anywhere in a text or as a map key.
 NANOID = re.compile(r"(?<![A-Za-z0-9_-])[A-Za-z0-9_-]{21}(?![A-Za-z0-9_-])")
+# The cloned session's name is this run's own: Honcho 3.0.12 clones every message of *any*
+# workspace's session by that name (docs/compatibility.md, "Server defects"), so a plain "s1"
+# collides with another run's workspace still waiting for the deriver to purge it (a 500).
+S1 = f"s1-{secrets.token_hex(4)}"
 TIMEOUT = 60.0
 DERIVER_WAIT = 60.0
 
@@ -35,8 +40,12 @@ DERIVER_WAIT = 60.0
 def shape(value: Any) -> Any:
     """Keys and JSON types of a parsed body; lists become the sorted set of item shapes."""
     if isinstance(value, dict):
-        # Maps keyed by server-made ids (queue status `sessions`) compare by their values.
-        return {NANOID.sub("{id}", key): shape(item) for key, item in sorted(value.items())}
+        # Maps keyed by server-made ids (queue status `sessions`) or by the run's session name
+        # (a scope's `backfill_status`) compare by their values.
+        return {
+            NANOID.sub("{id}", key.replace(S1, "{S1}")): shape(item)
+            for key, item in sorted(value.items())
+        }
     if isinstance(value, list):
         shapes = {json.dumps(shape(item), sort_keys=True) for item in value}
         return [json.loads(s) for s in sorted(shapes)]
@@ -98,7 +107,7 @@ class Recorder:
                 body = response.json() if response.content else None
             except ValueError:
                 body = response.text
-        path = response.request.url.path.replace(self.workspace, "{W}")
+        path = _names(response.request.url.path, self.workspace)
         detail = body.get("detail") if isinstance(body, dict) else None
         self.exchanges.append(
             {
@@ -132,8 +141,13 @@ def step(name: str, recorder: Recorder) -> Iterator[dict[str, Any]]:
     print(json.dumps(record, sort_keys=True), flush=True)
 
 
+def _names(text: str, workspace: str) -> str:
+    """The run's own names as placeholders, so two runs' paths and details compare."""
+    return text.replace(workspace, "{W}").replace(S1, "{S1}")
+
+
 def _unfill(detail: str | None, workspace: str) -> str | None:
-    return None if detail is None else NANOID.sub("{id}", detail.replace(workspace, "{W}"))
+    return None if detail is None else NANOID.sub("{id}", _names(detail, workspace))
 
 
 def flow(honcho: Honcho, recorder: Recorder) -> None:
@@ -161,7 +175,7 @@ def flow(honcho: Honcho, recorder: Recorder) -> None:
     run("peer set configuration", lambda: bob.set_configuration({"observe_me": True}))
     run("peers list", honcho.peers)
     run("peers list filter", lambda: honcho.peers(filters={"metadata": {"role": "admin"}}))
-    run("session s1", lambda: honcho.session("s1", metadata={"topic": "tea"}), save="s1")
+    run("session s1", lambda: honcho.session(S1, metadata={"topic": "tea"}), save="s1")
     s1 = saved["s1"]
     run("session add peers", lambda: s1.add_peers([alice, bob]))
     run("session peers", s1.peers)
@@ -202,7 +216,7 @@ def flow(honcho: Honcho, recorder: Recorder) -> None:
         "conclusions create",
         lambda: view.create(
             [
-                {"content": "alice likes tea", "session_id": "s1"},
+                {"content": "alice likes tea", "session_id": S1},
                 {"content": "alice dislikes rain"},
             ]
         ),
@@ -236,12 +250,12 @@ def flow(honcho: Honcho, recorder: Recorder) -> None:
     run("card get none", alice.get_card)
     run("peer context", lambda: bob.context(target=alice))
     run("peer representation", lambda: bob.representation(target=alice))
-    run("peer representation sessions", lambda: bob.representation(target=alice, sessions=["s1"]))
+    run("peer representation sessions", lambda: bob.representation(target=alice, sessions=[S1]))
     run("session context", s1.context)
     run("session context target", lambda: s1.context(peer_target="alice", peer_perspective="bob"))
     run(
         "session context sessions",
-        lambda: s1.context(peer_target="alice", peer_perspective="bob", sessions=["s1"]),
+        lambda: s1.context(peer_target="alice", peer_perspective="bob", sessions=[S1]),
     )
     run(
         "session context limit_to_session",
