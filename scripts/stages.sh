@@ -2,8 +2,9 @@
 # end with one verdict line per stage and a non-zero status if any failed.
 #   stage NAME COMMAND...   run COMMAND; record "pass" or "FAIL" with its exit code and time
 #   note TEXT               record a line that is neither (e.g. a stage that could not run)
-#   finish LABEL            print the verdicts and "LABEL: N passed, N failed"; return 1 if
-#                           any stage failed (or none passed)
+#   finish LABEL            print the verdicts, the last lines of each failed stage, and
+#                           "LABEL: N passed, N failed"; return 1 if any stage failed (or
+#                           none passed)
 # STAGE_HEADER (not exported) sets what precedes each stage's name in its header line.
 # pytest's exit 5 ("no tests collected") is a failure like any other non-zero exit, named as
 # such: a stage that ran nothing must not look green.
@@ -11,12 +12,20 @@
 _stage_verdicts=()
 _stage_passes=0
 _stage_failures=0
+_stage_failed_logs=()   # "name<TAB>log" of each failed stage
+_stage_log_dir=""
+# How much of a failed stage closes the run: CI shows only the end of what a run printed.
+STAGE_TAIL_LINES=${STAGE_TAIL_LINES:-12}
 
 stage() {
     local name=$1 started=$SECONDS status why
     shift
     echo "${STAGE_HEADER:-==} $name"
-    "$@"
+    [ -n "$_stage_log_dir" ] || _stage_log_dir=$(mktemp -d "${TMPDIR:-/tmp}/roncho-stages.XXXXXX")
+    local log="$_stage_log_dir/${#_stage_verdicts[@]}.log"
+    # The output is kept as well as shown, for finish. tee ignores Ctrl-C and ends when the
+    # stage's output does, so an interrupted stage still cleans up in front of the user.
+    "$@" > >(trap '' INT TERM; exec tee "$log") 2>&1
     status=$?
     if [ "$status" -eq 0 ]; then
         _stage_verdicts+=("pass  $name ($((SECONDS - started)) s)")
@@ -25,6 +34,7 @@ stage() {
         why="exit $status"
         [ "$status" -eq 5 ] && why="exit 5: no tests collected"
         _stage_verdicts+=("FAIL  $name ($why, $((SECONDS - started)) s)")
+        _stage_failed_logs+=("$name"$'\t'"$log")
         _stage_failures=$((_stage_failures + 1))
     fi
     return 0
@@ -39,6 +49,13 @@ finish() {
     echo
     echo "${STAGE_HEADER:-==} verdicts"
     printf '%s\n' "${_stage_verdicts[@]}"
+    local entry
+    for entry in "${_stage_failed_logs[@]}"; do
+        echo "${STAGE_HEADER:-==} why it failed, the last $STAGE_TAIL_LINES lines of: ${entry%%$'\t'*}"
+        if [ -s "${entry#*$'\t'}" ]; then tail -n "$STAGE_TAIL_LINES" "${entry#*$'\t'}"
+        else echo "(it printed nothing)"; fi
+    done
+    [ -z "$_stage_log_dir" ] || rm -rf "$_stage_log_dir"
     # The closing line in the plain form CI reads; it counts stages, not tests.
     echo "$1: $_stage_passes passed, $_stage_failures failed"
     [ "$_stage_failures" -eq 0 ] && [ "$_stage_passes" -gt 0 ]

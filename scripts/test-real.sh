@@ -76,13 +76,20 @@ verdict() { # stage PASS|FAIL|SKIP seconds [why]
     [ "$2" = FAIL ] && FAILED=1
     return 0
 }
+FAILED_LOGS=()   # "name<TAB>log" of each failed stage: their last lines close the run
 stage() { # name command... : runs it, prints the verdict
-    local name=$1 t0 rc; shift
+    local name=$1 t0 rc log; shift
+    log="$TMP/stage-${#VERDICTS[@]}.log"
     echo "== test-real: $name"
     t0=$(date +%s)
-    "$@"; rc=$?
+    # The output is kept as well as shown: CI shows only the end of a run, so a failed stage's
+    # last lines are printed again there. tee ignores Ctrl-C and ends when the output does.
+    "$@" > >(trap '' INT TERM; exec tee "$log") 2>&1; rc=$?
     if [ "$rc" = 0 ]; then verdict "$name" PASS $(( $(date +%s) - t0 ))
-    else verdict "$name" FAIL $(( $(date +%s) - t0 )) "exit $rc"; fi
+    else
+        verdict "$name" FAIL $(( $(date +%s) - t0 )) "exit $rc"
+        FAILED_LOGS+=("$name"$'\t'"$log")
+    fi
     return 0
 }
 skip() { verdict "$1" SKIP 0 "$2"; }
@@ -138,8 +145,12 @@ cleanup() {
     fi
     restore_deriver "$([ "$OWNED" = 1 ] && echo no || echo yes)"
     if [ "$OWNED" = 1 ]; then
-        echo "== test-real: stopping the server it started"
-        bash "$KIT/stop.sh" "$RH_DIR" || echo "test-real: stop.sh failed" >&2
+        # Quiet unless it fails: the run's last lines are its verdicts, which CI shows.
+        if bash "$KIT/stop.sh" "$RH_DIR" > "$TMP/stop.log" 2>&1; then
+            echo "== test-real: stopped the server it started"
+        else
+            cat "$TMP/stop.log"; echo "test-real: stop.sh failed" >&2
+        fi
     fi
     rm -rf "$TMP"
 }
@@ -376,4 +387,8 @@ echo "on the server: only the workspaces this run created, each deleted (see the
 
 echo "== test-real: verdicts ($(( $(date +%s) - T_START )) s in all, before stopping)"
 printf '%s\n' "${VERDICTS[@]}"
+for entry in "${FAILED_LOGS[@]}"; do
+    echo "== test-real: why it failed, the last 12 lines of: ${entry%%$'\t'*}"
+    tail -n 12 "${entry#*$'\t'}"
+done
 exit "$FAILED"

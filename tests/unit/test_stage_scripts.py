@@ -37,8 +37,28 @@ def test_a_failure_does_not_stop_later_stages_and_fails_the_run() -> None:
         "FAIL  ran nothing (exit 5: no tests collected)",
         "note  Python 3.13 not found",
         "pass  after)",
+        "== why it failed, the last 12 lines of: broken",
+        "(it printed nothing)",
+        "== why it failed, the last 12 lines of: ran nothing",
+        "(it printed nothing)",
         "demo: 2 passed, 2 failed",
     ]
+
+
+def test_a_failed_stage_s_last_lines_close_the_run(tmp_path: Path) -> None:
+    """CI shows only the end of a run: why a stage failed must be there, not pages above."""
+    result = _run_stages(
+        f'export TMPDIR="{tmp_path}"\n'
+        'stage "noisy" bash -c \'seq -f "line %g" 1 30; echo oops >&2; exit 3\'\n'
+        "stage \"quiet\" bash -c 'echo fine'\n"
+        "finish demo"
+    )
+    assert result.returncode == 1
+    lines = result.stdout.splitlines()
+    assert "fine" in lines  # a stage's output is still shown as it runs
+    tail = lines[lines.index("== why it failed, the last 12 lines of: noisy") + 1 :]
+    assert tail == [*(f"line {i}" for i in range(20, 31)), "oops", "demo: 1 passed, 1 failed"]
+    assert list(tmp_path.iterdir()) == []  # the kept output is removed at the end
 
 
 def test_all_passing_stages_exit_zero() -> None:
