@@ -39,7 +39,7 @@ def run(
                 "warm_peer": f"s2p1xw{key}",
             }
             events = run_worker(interp, contender, spec)["events"]
-            written = server.stream_times[key]
+            written = server.written(key)
             if len(events) != len(written):
                 raise RuntimeError(
                     f"{contender}: {len(events)} events yielded, {len(written)} written"

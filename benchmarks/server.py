@@ -168,7 +168,16 @@ class Server(socketserver.ThreadingTCPServer):
         self._cache: dict[str, bytes] = {}
         self._lock = threading.Lock()
         self.stream_times: dict[str, list[tuple[int, int]]] = {}
+        self._stored = threading.Condition()
         self._thread = threading.Thread(target=self.serve_forever, name="bench-server")
+
+    def written(self, key: str, timeout: float = 10.0) -> list[tuple[int, int]]:
+        """The write times of stream ``key``. The worker may have read the last event before
+        this thread stored them (a smoke run once read first): so wait, bounded."""
+        with self._stored:
+            if not self._stored.wait_for(lambda: key in self.stream_times, timeout):
+                raise RuntimeError(f"stream {key}: the server stored no write times")
+            return self.stream_times[key]
 
     @property
     def url(self) -> str:
@@ -267,9 +276,10 @@ class _Handler(socketserver.BaseRequestHandler):
             before = time.monotonic_ns()
             sock.sendall(chunk)
             times.append((before, time.monotonic_ns()))
-        sock.sendall(b"0\r\n\r\n")
-        with self.server._lock:
+        with self.server._stored:
             self.server.stream_times[key] = times
+            self.server._stored.notify_all()
+        sock.sendall(b"0\r\n\r\n")
 
 
 if __name__ == "__main__":  # a quick manual look: python benchmarks/server.py
