@@ -24,9 +24,11 @@ stage() {
     [ -n "$_stage_log_dir" ] || _stage_log_dir=$(mktemp -d "${TMPDIR:-/tmp}/roncho-stages.XXXXXX")
     local log="$_stage_log_dir/${#_stage_verdicts[@]}.log"
     # The output is kept as well as shown, for finish. tee ignores Ctrl-C and ends when the
-    # stage's output does, so an interrupted stage still cleans up in front of the user.
-    "$@" > >(trap '' INT TERM; exec tee "$log") 2>&1
+    # stage's output does, so an interrupted stage still cleans up in front of the user. The
+    # braces keep the redirection in this shell, so $! is tee's, also for an external command.
+    { "$@"; } > >(trap '' INT TERM; exec tee "$log") 2>&1
     status=$?
+    _stage_wait_for_tee $!
     if [ "$status" -eq 0 ]; then
         _stage_verdicts+=("pass  $name ($((SECONDS - started)) s)")
         _stage_passes=$((_stage_passes + 1))
@@ -37,6 +39,19 @@ stage() {
         _stage_failed_logs+=("$name"$'\t'"$log")
         _stage_failures=$((_stage_failures + 1))
     fi
+    return 0
+}
+
+# tee runs on after the stage's command ends: wait until it has shown and kept everything,
+# so the next header and finish's tail come after it. Bounded (10 s), for a process the
+# stage left running that still holds its output open.
+_stage_wait_for_tee() {
+    local ticks=0
+    while kill -0 "$1" 2>/dev/null && [ "$ticks" -lt 100 ]; do
+        sleep 0.1
+        ticks=$((ticks + 1))
+    done
+    [ "$ticks" -ge 100 ] || wait "$1" 2>/dev/null
     return 0
 }
 

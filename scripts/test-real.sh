@@ -77,14 +77,24 @@ verdict() { # stage PASS|FAIL|SKIP seconds [why]
     return 0
 }
 FAILED_LOGS=()   # "name<TAB>log" of each failed stage: their last lines close the run
+# tee runs on after a stage's command ends: wait until it has shown and kept everything (so
+# the verdict comes after it), bounded for a process the stage left holding the output open.
+wait_for_tee() {
+    local ticks=0
+    while kill -0 "$1" 2>/dev/null && [ "$ticks" -lt 100 ]; do sleep 0.1; ticks=$((ticks + 1)); done
+    [ "$ticks" -ge 100 ] || wait "$1" 2>/dev/null
+    return 0
+}
 stage() { # name command... : runs it, prints the verdict
     local name=$1 t0 rc log; shift
     log="$TMP/stage-${#VERDICTS[@]}.log"
     echo "== test-real: $name"
     t0=$(date +%s)
     # The output is kept as well as shown: CI shows only the end of a run, so a failed stage's
-    # last lines are printed again there. tee ignores Ctrl-C and ends when the output does.
-    "$@" > >(trap '' INT TERM; exec tee "$log") 2>&1; rc=$?
+    # last lines are printed again there. tee ignores Ctrl-C and ends when the output does;
+    # the braces keep the redirection in this shell, so $! is tee's.
+    { "$@"; } > >(trap '' INT TERM; exec tee "$log") 2>&1; rc=$?
+    wait_for_tee $!
     if [ "$rc" = 0 ]; then verdict "$name" PASS $(( $(date +%s) - t0 ))
     else
         verdict "$name" FAIL $(( $(date +%s) - t0 )) "exit $rc"
