@@ -61,6 +61,17 @@ def test_a_failed_stage_s_last_lines_close_the_run(tmp_path: Path) -> None:
     assert list(tmp_path.iterdir()) == []  # the kept output is removed at the end
 
 
+def test_pytest_s_failed_test_ids_come_first_in_the_tail() -> None:
+    result = _run_stages(
+        'stage "tests" bash -c \'echo "FAILED tests/x.py::test_y - boom"; '
+        'seq -f "line %g" 1 30; exit 1\'\n'
+        "finish demo"
+    )
+    lines = result.stdout.splitlines()
+    start = lines.index("== why it failed, the last 12 lines of: tests") + 1
+    assert lines[start : start + 2] == ["FAILED tests/x.py::test_y - boom", "line 19"]
+
+
 def test_all_passing_stages_exit_zero() -> None:
     result = _run_stages('stage "one" true\nstage "two" true\nfinish demo')
     assert result.returncode == 0
