@@ -67,8 +67,9 @@ finish() {
     local entry
     for entry in "${_stage_failed_logs[@]}"; do
         echo "${STAGE_HEADER:-==} why it failed, the last $STAGE_TAIL_LINES lines of: ${entry%%$'\t'*}"
-        # pytest's own verdicts name the tests; they may be far above the last lines.
-        grep -E '^(FAILED|ERROR) ' "${entry#*$'\t'}" | head -n 10
+        # pytest's own verdicts name the tests; they may be far above the last lines (once
+        # each: a nested runner prints them again).
+        grep -E '^(FAILED|ERROR) ' "${entry#*$'\t'}" | awk '!seen[$0]++' | head -n 10
         if [ -s "${entry#*$'\t'}" ]; then tail -n "$STAGE_TAIL_LINES" "${entry#*$'\t'}"
         else echo "(it printed nothing)"; fi
     done

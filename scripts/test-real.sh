@@ -399,7 +399,7 @@ echo "== test-real: verdicts ($(( $(date +%s) - T_START )) s in all, before stop
 printf '%s\n' "${VERDICTS[@]}"
 for entry in "${FAILED_LOGS[@]}"; do
     echo "== test-real: why it failed, the last 12 lines of: ${entry%%$'\t'*}"
-    grep -E '^(FAILED|ERROR) ' "${entry#*$'\t'}" | head -n 10   # pytest's, naming the tests
+    grep -E '^(FAILED|ERROR) ' "${entry#*$'\t'}" | awk '!seen[$0]++' | head -n 10   # pytest's, naming the tests
     tail -n 12 "${entry#*$'\t'}"
 done
 exit "$FAILED"
