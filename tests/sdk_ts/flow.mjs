@@ -13,6 +13,7 @@ import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { Honcho } from "@honcho-ai/sdk";
+import { masking } from "./masking.mjs";
 
 const { values: args } = parseArgs({
   options: {
@@ -26,27 +27,11 @@ const WORKSPACE = args.workspace;
 // workspace's session by that name (docs/compatibility.md, "Server defects"), so a plain "s1"
 // collides with another run's workspace still waiting for the deriver to purge it (a 500).
 const S1 = `s1-${randomBytes(4).toString("hex")}`;
-const NANOID = /(?<![A-Za-z0-9_-])[A-Za-z0-9_-]{21}(?![A-Za-z0-9_-])/g;
-const TIMESTAMP = /\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:?\d{2})?/g;
 // The deriver serves every workspace in turn: on a shared server (CI runs this after stages whose
 // deletions it still works off) our turn can take minutes.
 const DERIVER_WAIT_MS = 180000;
 
-function maskText(text) {
-  const named = text.split(WORKSPACE).join("{W}").split(S1).join("{S1}");
-  return named.replace(TIMESTAMP, "{ts}").replace(NANOID, "{id}");
-}
-
-function mask(value) {
-  if (typeof value === "string") return maskText(value);
-  if (Array.isArray(value)) return value.map(mask);
-  if (value && typeof value === "object") {
-    const out = {};
-    for (const key of Object.keys(value).sort()) out[maskText(key)] = mask(value[key]);
-    return out;
-  }
-  return value === undefined ? null : value;
-}
+const { maskText, mask, describe } = masking(WORKSPACE, S1);
 
 // Every exchange of the current step, seen through a wrapper around the global fetch.
 let exchanges = [];
@@ -81,35 +66,6 @@ globalThis.fetch = async (input, init) => {
   });
   return response;
 };
-
-// What an SDK call returned, as JSON: SDK objects by their own fields (getters included).
-function describe(value, depth = 0, parentKey = "") {
-  if (value === null || value === undefined) return null;
-  if (typeof value !== "object") return mask(value);
-  if (depth > 4) return `<${value.constructor?.name}>`;
-  if (Array.isArray(value)) return value.map((item) => describe(item, depth + 1));
-  if (typeof value.items !== "undefined" && typeof value.total === "number") {
-    return { page: describe(value.items, depth + 1), total: value.total, pages: value.pages };
-  }
-  const out = {};
-  const proto = Object.getPrototypeOf(value);
-  const getters = proto
-    ? Object.entries(Object.getOwnPropertyDescriptors(proto))
-        .filter(([, d]) => d.get)
-        .map(([k]) => k)
-    : [];
-  for (const key of [...Object.keys(value), ...getters].sort()) {
-    if (key.startsWith("_") || key === "http" || key === "conclusions") continue;
-    const item = value[key];
-    if (typeof item === "function") continue;
-    // Queue status maps sessions by server-made id, which the SDK camel-cases (a `_x` in an
-    // id becomes `X`), so those keys are masked whole.
-    const name = parentKey === "sessions" && !Array.isArray(value) ? "{id}" : maskText(key);
-    out[name] = describe(item, depth + 1, key);
-  }
-  const name = value.constructor?.name;
-  return name && name !== "Object" ? { [name]: out } : out;
-}
 
 async function step(name, action) {
   exchanges = [];
