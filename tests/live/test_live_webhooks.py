@@ -26,12 +26,14 @@ from roncho.webhooks import QueueEmptyEvent, TestEvent, WebhookEvent, verify
 LIVE_SECRET_ENV = "RONCHO_LIVE_WEBHOOK_SECRET"
 # The emulator targets' secret (tests/live/conftest.py EMULATOR_OPTIONS).
 EMULATOR_SECRET = "roncho-live-emulator-webhook-secret"
-# A test event came about 1-2 s after the request on the kit; a queue.empty about 2-5 s
+# A test event came about 1-5 s after the request on the kit; a queue.empty about 1-5 s
 # after a message with the deriver flushing. But the deriver delivers both in turn with its
-# other work: behind a backlog (a kit restarted with hundreds of deletions queued, a shared
-# server) the test event once took over 30 s. Bounds with room for that.
-TEST_EVENT_WAIT = 150.0
-QUEUE_EMPTY_WAIT = 180.0
+# other work, oldest first and with one worker on the kit: behind a backlog (a kit restarted
+# with hundreds of deletions queued; CI's 2-core machine after the suite's own writes) the
+# test event took over 30 s, and once over 150 s. Bounds with room for that; the test event's
+# test tells a backlog from a lost delivery with a probe queued after it.
+TEST_EVENT_WAIT = 300.0
+QUEUE_EMPTY_WAIT = 300.0
 LIMIT = 10  # 3.0.12's WEBHOOK_MAX_WORKSPACE_LIMIT
 
 
@@ -182,10 +184,26 @@ def test_webhook_test_event_is_delivered_signed(
     started = time.monotonic()
     scratch.trigger_webhook_test()
     assert recorder.last("trigger_webhook_test").status == 200
-    bodies = receiver.wait(path, lambda b: b"test.event" in b, TEST_EVENT_WAIT)
+    # A probe queued after the test event: the deriver takes work oldest first, and delivers a
+    # workspace's webhook events one after another in the order they were queued, so the
+    # probe's queue.empty cannot come before the test event. Its arrival alone means the test
+    # event was lost; neither arriving means the deriver is behind.
+    probe = f"webhook-probe-{secrets.token_hex(4)}"
+    recorder.name(probe, "{webhook_probe_session}")
+    scratch.add_messages(probe, [roncho.MessageCreate("webhook-user", "A probe.")])
+    bodies = receiver.wait(
+        path, lambda b: b"test.event" in b or probe.encode() in b, TEST_EVENT_WAIT
+    )
     events = _events(receiver, path, bodies, secret)
     tests = [e for e in events if isinstance(e, TestEvent)]
-    assert tests, f"no test.event within {TEST_EVENT_WAIT}s"
+    probed = any(isinstance(e, QueueEmptyEvent) and e.session_id == probe for e in events)
+    assert tests or not probed, (
+        "the test.event was lost: the queue.empty of a message sent after it arrived, it did not"
+    )
+    assert tests, (
+        f"neither the test.event nor a later probe's queue.empty within {TEST_EVENT_WAIT}s: "
+        f"the deriver is behind (this workspace: {scratch.queue_status()})"
+    )
     assert tests[0].workspace_id == scratch.workspace
     recorder.note("webhook_test_event_seconds", round(time.monotonic() - started, 1))
 
