@@ -61,15 +61,45 @@ library_tests_on() {
         tests/live tests/fuzz tests/docs -q -p no:cacheprovider
 }
 
+# The newer interpreters' runs go side by side, one core each on CI's two (they took 150 s
+# each in turn, and the test command has 10 minutes); each one's output is shown whole after
+# both end, then one line per interpreter with its exit and time. Ctrl-C stops both.
+library_tests_side_by_side() { # version interpreter [version interpreter ...]
+    local pids=() logs=() names=() starts=() status=0 i rc
+    local dir; dir=$(mktemp -d "${TMPDIR:-/tmp}/roncho-library-tests.XXXXXX") || return
+    trap 'kill "${pids[@]}" 2>/dev/null; rm -rf "$dir"; exit 130' INT TERM
+    while [ $# -gt 0 ]; do
+        names+=("$("$2" --version 2>&1)"); logs+=("$dir/$1.log"); starts+=("$SECONDS")
+        library_tests_on "$1" "$2" > "$dir/$1.log" 2>&1 &
+        pids+=($!)
+        shift 2
+    done
+    for i in "${!pids[@]}"; do
+        wait "${pids[$i]}"; rc=$?
+        echo "-- pytest on ${names[$i]}:"
+        cat "${logs[$i]}"
+        echo "-- pytest on ${names[$i]}: exit $rc ($((SECONDS - starts[i])) s)"
+        [ "$rc" -eq 0 ] || status=$rc
+    done
+    trap - INT TERM
+    rm -rf "$dir"
+    return "$status"
+}
+newer=() newer_names=()
 for version in 3.12 3.13; do
     interpreter=$(find_interpreter "$version")
     if [ -z "$interpreter" ]; then
         note "Python $version not found (no python$version on PATH or in pyenv): its library tests did not run"
         continue
     fi
-    stage "pytest on $("$interpreter" --version 2>&1) (library tests)" \
-        library_tests_on "$version" "$interpreter"
+    newer+=("$version" "$interpreter")
+    newer_names+=("$("$interpreter" --version 2>&1)")
 done
+if [ "${#newer[@]}" -gt 0 ]; then
+    names_text=$(printf ' and %s' "${newer_names[@]}")
+    stage "pytest on ${names_text# and } side by side (library tests)" \
+        library_tests_side_by_side "${newer[@]}"
+fi
 
 stage "SDK conformance (honcho-ai in tests/sdk/.venv-sdk; emulator vs recorded real 3.0.12)" \
     bash scripts/sdk-conformance.sh

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import importlib.util
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -69,14 +70,22 @@ def test_leftovers_remove_only_this_runs_own_scratch_workspaces(
         status = checks.main(
             ["leftovers", fake.url, str(before), "--wait", "0", "--remove-prefix", prefix + "-"]
         )
-        remaining = {w.id for w in roncho.Client(fake.url, "x").list_workspaces().items}
+        # A delete is accepted first and purged a moment later (purge_delay=0 still runs the
+        # purge on the emulator's deriver thread): wait for it, bounded.
+        expected = {"agent-memory", *others}
+        give_up = time.monotonic() + 10.0
+        while True:
+            remaining = {w.id for w in roncho.Client(fake.url, "x").list_workspaces().items}
+            if remaining == expected or time.monotonic() >= give_up:
+                break
+            time.sleep(0.05)
     out = capsys.readouterr().out
     assert status == 1  # something was left: the stage fails even after removing it
     for name in own:
         assert f"{name}: this run's own scratch workspace, removed" in out
     for name in others:  # another run's, or another stage's: named, never deleted
         assert f"  {name}\n" in out
-    assert remaining == {"agent-memory", *others}
+    assert remaining == expected
 
 
 def test_only_a_new_scratch_id_under_the_runs_prefix_is_its_own() -> None:
