@@ -50,29 +50,38 @@ find_interpreter() {
     done
 }
 
-library_tests_on() {
+library_venv_for() { # version interpreter
     local version=$1 interpreter=$2
     if [ ! -x ".venv-$version/bin/python" ]; then
         "$interpreter" -m venv ".venv-$version" || return
     fi
     ".venv-$version/bin/python" -m pip install --quiet --disable-pip-version-check \
-        -e . --config-settings editable_mode=compat pytest pytest-timeout hypothesis || return
-    ".venv-$version/bin/python" -m pytest tests/unit tests/wire tests/aio tests/emulator \
+        -e . --config-settings editable_mode=compat pytest pytest-timeout hypothesis
+}
+
+library_tests_on() { # version
+    ".venv-$1/bin/python" -m pytest tests/unit tests/wire tests/aio tests/emulator \
         tests/live tests/fuzz tests/docs -q -p no:cacheprovider
 }
 
 # The newer interpreters' runs go side by side, one core each on CI's two (they took 150 s
 # each in turn, and the test command has 10 minutes); each one's output is shown whole after
-# both end, then one line per interpreter with its exit and time. Ctrl-C stops both.
+# both end, then one line per interpreter with its exit and time. Ctrl-C stops both. Their
+# venvs are installed first, one after the other: both editable installs write the same
+# build metadata into the checkout.
 library_tests_side_by_side() { # version interpreter [version interpreter ...]
-    local pids=() logs=() names=() starts=() status=0 i rc
+    local pids=() logs=() names=() starts=() versions=() status=0 i rc
+    while [ $# -gt 0 ]; do
+        library_venv_for "$1" "$2" || { echo "-- could not install .venv-$1"; return 1; }
+        versions+=("$1"); names+=("$("$2" --version 2>&1)")
+        shift 2
+    done
     local dir; dir=$(mktemp -d "${TMPDIR:-/tmp}/roncho-library-tests.XXXXXX") || return
     trap 'kill "${pids[@]}" 2>/dev/null; rm -rf "$dir"; exit 130' INT TERM
-    while [ $# -gt 0 ]; do
-        names+=("$("$2" --version 2>&1)"); logs+=("$dir/$1.log"); starts+=("$SECONDS")
-        library_tests_on "$1" "$2" > "$dir/$1.log" 2>&1 &
+    for i in "${!versions[@]}"; do
+        logs+=("$dir/${versions[$i]}.log"); starts+=("$SECONDS")
+        library_tests_on "${versions[$i]}" > "${logs[$i]}" 2>&1 &
         pids+=($!)
-        shift 2
     done
     for i in "${!pids[@]}"; do
         wait "${pids[$i]}"; rc=$?
