@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import importlib.util
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +13,7 @@ import pytest
 import roncho
 from roncho._scratch import scratch_id
 from roncho.testing import FakeHoncho
+from roncho.workbook import wait_until
 
 SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "workspace_checks.py"
 WRITES = ("PUT", "DELETE", "PATCH")
@@ -73,12 +73,13 @@ def test_leftovers_remove_only_this_runs_own_scratch_workspaces(
         # A delete is accepted first and purged a moment later (purge_delay=0 still runs the
         # purge on the emulator's deriver thread): wait for it, bounded.
         expected = {"agent-memory", *others}
-        give_up = time.monotonic() + 10.0
-        while True:
-            remaining = {w.id for w in roncho.Client(fake.url, "x").list_workspaces().items}
-            if remaining == expected or time.monotonic() >= give_up:
-                break
-            time.sleep(0.05)
+        lister = roncho.Client(fake.url, "x")
+        wait_until(
+            lambda: {w.id for w in lister.list_workspaces().items} == expected,
+            bound=10.0,
+            interval=0.05,
+        )
+        remaining = {w.id for w in lister.list_workspaces().items}
     out = capsys.readouterr().out
     assert status == 1  # something was left: the stage fails even after removing it
     for name in own:
