@@ -2,15 +2,16 @@
 
 It matches the route the way Starlette does (first full match wins; a path match with another
 method is 405; otherwise 404), checks the key when auth is on, then runs the
-handler. The routes come from `_routes` (HTTP glue), the state rules from `_backends`;
-handlers hold the store lock while they read or change state and never sleep holding it.
+handler. The routes come from `_routes` (HTTP glue), the state rules from `_backends`.
+This is the one place a request takes the store lock: around the key check and the whole
+handler of every route that uses the store, so each request sees and leaves a consistent
+state. Handlers never sleep (a delay rides on the `Response`).
 """
 
 from __future__ import annotations
 
 import re
-import time
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 
 from . import _auth, _snapshot
 from ._backends import scopes, sessions, workspaces
@@ -20,7 +21,7 @@ from ._deriver import Deriver
 from ._options import Options
 from ._routes import all_routes
 from ._state import Store
-from ._web import Ctx, Request, Response, Route, compile_template, error_response
+from ._web import Ctx, Request, Response, Route, Services, compile_template, error_response
 from ._webhooks import Deliverer
 
 
@@ -34,11 +35,10 @@ class App:
         self.deliverer = Deliverer(allow_remote=options.allow_remote)
         self.webhooks = Webhooks(options.webhook_secret, self.deliverer)
         self.deriver = Deriver(self.store, options, on_drained=self.webhooks.queue_empty)
+        self.services = Services(self.store, self.deriver, self.webhooks, options, secret)
         self.routes: list[tuple[Route, re.Pattern[str]]] = [
             (route, compile_template(route.template)) for route in all_routes(options)
         ]
-        # How a handler waits; the server swaps in its close event so close() cuts it short.
-        self.wait: Callable[[float], object] = time.sleep
 
     def dispatch(self, request: Request) -> Response:
         """Answer one request (never raises for API errors)."""
@@ -58,12 +58,17 @@ class App:
             if route.method != method:
                 path_matched = True
                 continue
-            params = match.groupdict()
-            claims = self._authorize(route, params, request)
-            return route.handler(self, Ctx(request, params, claims))
+            if route.store:
+                with self.store.lock:
+                    return self._run(route, match.groupdict(), request)
+            return self._run(route, match.groupdict(), request)
         if path_matched:
             raise ApiError(405, "Method Not Allowed")
         raise not_found()
+
+    def _run(self, route: Route, params: dict[str, str], request: Request) -> Response:
+        claims = self._authorize(route, params, request)
+        return route.handler(self.services, Ctx(request, params, claims))
 
     def _authorize(self, route: Route, params: Mapping[str, str], request: Request) -> _auth.Claims:
         if route.access == "public" or not self.options.auth:
@@ -96,8 +101,8 @@ class App:
         return claims
 
     def _is_member(self, w: str, s: str, peer: str) -> bool:
-        with self.store.lock:
-            return sessions.is_member(self.store, w, s, peer)
+        # Only member routes ask, and they use the store: the caller holds the lock.
+        return sessions.is_member(self.store, w, s, peer)
 
     def export_state(self) -> JsonDict:
         """A versioned JSON snapshot of every workspace and the deriver log (`_snapshot`)."""

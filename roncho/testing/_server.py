@@ -164,6 +164,8 @@ class _Handler(BaseHTTPRequestHandler):
             response = fake._app.dispatch(request)
         except Exception:
             response = error_response(ApiError(500, "An unexpected error occurred"))
+        if response.delay:
+            fake._closing.wait(response.delay)
         self._send(response, mid_body=mid_body)
 
     def _send(self, response: Response, *, mid_body: bool) -> None:
@@ -254,7 +256,6 @@ class FakeHoncho:
         self._requests: list[RecordedRequest] = []
         self._requests_lock = threading.Lock()
         self._closing = threading.Event()
-        self._app.wait = self._closing.wait
         self._closed = False
         self._server = _listen(self._bind)
         self._server.fake = self
@@ -314,7 +315,6 @@ class FakeHoncho:
         Options, the port and the signing secret stay, so keys issued before remain valid.
         """
         fresh = App(self.options, self._secret)
-        fresh.wait = self._closing.wait
         old, self._app = self._app, fresh
         old.deriver.stop()
         old.deliverer.close()

@@ -1,8 +1,8 @@
 """The emulator's in-memory store: workspaces holding peers, sessions, messages, conclusions
 and deriver queue items, guarded by one re-entrant lock.
 
-Every route handler and the deriver thread take `Store.lock` for the whole of their work on
-the store, so each request sees and leaves a consistent state. `Store.changed` (a Condition
+Each request (in `App.dispatch`, around its handler) and the deriver thread hold `Store.lock`
+for the whole of their work on the store, so each request sees and leaves a consistent state. `Store.changed` (a Condition
 on the same lock) wakes the deriver when messages arrive.
 
 Queue item states:

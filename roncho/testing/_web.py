@@ -1,8 +1,11 @@
 """What every route module shares: the request and answer records, the handler context, the
 route record, and the small renderings several resources use (a page, an order, a 422).
 
-A route handler is `handler(app, ctx) -> Response`: it parses the request (`ctx`), calls a
-backend under `app.store.lock`, and renders the answer. Nothing here holds state.
+A route handler is `handler(services, ctx) -> Response`: it parses the request (`ctx`), calls
+a backend with `services`, and renders the answer. `App.dispatch` holds the store lock around
+the whole handler of a route that uses the store (`Route.store`), so no handler takes it, and
+none sleeps: a wait before the answer is `Response.delay`, which the socket server waits out
+after the lock is released. Nothing here holds state.
 """
 
 from __future__ import annotations
@@ -21,7 +24,9 @@ from ._state import Workspace
 from ._validate import body_object, get_bool, parse_json_body, query_bool, query_int
 
 if TYPE_CHECKING:
-    from ._app import App
+    from ._backends.webhooks import Webhooks
+    from ._deriver import Deriver
+    from ._state import Store
 
 # Who may call a route when auth is on (see `App._authorize`).
 Access = Literal["public", "admin", "self", "workspace", "peer", "member_read", "own_config"]
@@ -49,6 +54,8 @@ class Response:
     content_type: str | None = "application/json"
     events: list[bytes] | None = None
     event_delay: float = 0.0
+    # Seconds the server waits before sending this answer (an LLM's think time).
+    delay: float = 0.0
 
 
 def json_response(status: int, payload: object) -> Response:
@@ -85,18 +92,33 @@ class Ctx:
         return body_object(self.json(), required=required)
 
 
-Handler = Callable[["App", Ctx], Response]
+@dataclass(frozen=True, slots=True)
+class Services:
+    """What a handler may use: the state, the deriver, the webhooks, the options and the
+    secret keys are signed with (not the routes, the dispatcher or the sockets)."""
+
+    store: Store
+    deriver: Deriver
+    webhooks: Webhooks
+    options: Options
+    secret: bytes
+
+
+Handler = Callable[[Services, Ctx], Response]
 
 
 @dataclass(frozen=True, slots=True)
 class Route:
-    """One endpoint: `template` names path parts `{w}`, `{p}`...; `served` may turn it off."""
+    """One endpoint: `template` names path parts `{w}`, `{p}`...; `served` may turn it off.
+    `store=False` for the few that never read state (health, the key minter): they run
+    without the store lock."""
 
     method: str
     template: str
     handler: Handler
     access: Access
     served: Callable[[Options], bool] | None = None
+    store: bool = True
 
 
 def compile_template(template: str) -> re.Pattern[str]:

@@ -4,7 +4,7 @@ One module per resource (workspaces, peers, sessions, messages, conclusions, sea
 keys, queue, scopes, webhooks), the way moto splits a service into its `models.py`. A backend
 function takes the store's objects and plain values, changes the state or reads it, and returns
 state objects or plain values; it raises `ApiError` when the server's rules refuse. Callers hold
-`Store.lock` for the whole call (the route modules in `roncho.testing._routes` do, around the
-call and the rendering of its answer). A new resource is a backend module here, a route
+`Store.lock` for the whole call (`App.dispatch` does, around a route handler's parsing, its
+calls and the rendering of its answer). A new resource is a backend module here, a route
 module there, and one line in `_routes.ROUTE_MODULES`.
 """

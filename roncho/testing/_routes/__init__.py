@@ -1,7 +1,7 @@
 """The emulator's HTTP glue, one module per resource, the way moto has a `responses.py` per
-service: each handler parses the request, calls its backend (`roncho.testing._backends`)
-under the store lock, and renders the answer the server would send. Each module lists its
-endpoints in `ROUTES`; `all_routes` gathers them for `App`.
+service: each handler parses the request, calls its backend (`roncho.testing._backends`),
+and renders the answer the server would send (`App.dispatch` holds the store lock around
+it). Each module lists its endpoints in `ROUTES`; `all_routes` gathers them for `App`.
 
 A new resource (webhooks, say) is a backend module, a route module here with its `ROUTES`,
 and one entry in `ROUTE_MODULES`.

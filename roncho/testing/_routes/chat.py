@@ -4,18 +4,15 @@ from __future__ import annotations
 
 import json
 import re
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from .. import _scopes
 from .._backends import chat, peers, workspaces
 from .._common import ApiError, JsonDict
 from .._options import Options
 from .._validate import get_bool, get_dict, get_literal, get_str
-from .._web import Ctx, P, Response, Route, W, json_response, require_member
+from .._web import Ctx, P, Response, Route, Services, W, json_response, require_member
 from .peers import chat_sessions, check_scope_option
-
-if TYPE_CHECKING:
-    from .._app import App
 
 MAX_QUERY_CHARS = 10000
 REASONING_LEVELS = ("minimal", "low", "medium", "high", "max")
@@ -38,7 +35,7 @@ def _chat_options(body: JsonDict) -> dict[str, Any]:
     }
 
 
-def peer_chat(app: App, ctx: Ctx) -> Response:
+def peer_chat(services: Services, ctx: Ctx) -> Response:
     body = ctx.body()
     options = _chat_options(body)
     target = get_str(body, "target", ["body"])
@@ -48,53 +45,52 @@ def peer_chat(app: App, ctx: Ctx) -> Response:
         check_scope_option(ctx, body.get("filters"), session_id)
     allow = chat_sessions(body.get("filters"), session_id)
     peer = ctx.params["p"]
-    with app.store.lock:
-        ws = workspaces.find_or_create(app.store, ctx.w)
-        _scopes.refuse_observed(ws, [peer, *([target] if target else [])], _scopes.CHAT)
-        if scope is not None:
-            allow = _scopes.resolve(ws, ctx.w, scope)
-        peers.find_or_create(ws, peer)
-        try:
-            chat.check_peer_targets(ws, ctx.w, target, session_id)
-        except ApiError:
-            if options["stream"]:
-                # In stream mode the server runs these checks inside its generator,
-                # after the 200 headers, so the stream just ends without its final event.
-                return _ended_stream()
-            raise
-        if session_id is not None:
-            require_member(ctx, ws, session_id)
-        for name in sorted(allow or ()):
-            require_member(ctx, ws, name)
-        sessions = {session_id} if session_id is not None else allow
-        answer = chat.about_peer(ws, options["query"], peer, target, sessions)
-    return _chat_response(app, options, answer)
+    ws = workspaces.find_or_create(services.store, ctx.w)
+    _scopes.refuse_observed(ws, [peer, *([target] if target else [])], _scopes.CHAT)
+    if scope is not None:
+        allow = _scopes.resolve(ws, ctx.w, scope)
+    peers.find_or_create(ws, peer)
+    try:
+        chat.check_peer_targets(ws, ctx.w, target, session_id)
+    except ApiError:
+        if options["stream"]:
+            # In stream mode the server runs these checks inside its generator,
+            # after the 200 headers, so the stream just ends without its final event.
+            return _ended_stream()
+        raise
+    if session_id is not None:
+        require_member(ctx, ws, session_id)
+    for name in sorted(allow or ()):
+        require_member(ctx, ws, name)
+    sessions = {session_id} if session_id is not None else allow
+    answer = chat.about_peer(ws, options["query"], peer, target, sessions)
+    return _chat_response(services, options, answer)
 
 
-def workspace_chat(app: App, ctx: Ctx) -> Response:
+def workspace_chat(services: Services, ctx: Ctx) -> Response:
     body = ctx.body()
     options = _chat_options(body)
     session_id = get_str(body, "session_id", ["body"])
-    with app.store.lock:
-        ws = workspaces.find(app.store, ctx.w)
-        answer = chat.about_workspace(ws, ctx.w, options["query"], session_id)
-    return _chat_response(app, options, answer)
+    ws = workspaces.find(services.store, ctx.w)
+    answer = chat.about_workspace(ws, ctx.w, options["query"], session_id)
+    return _chat_response(services, options, answer)
 
 
-def _chat_response(app: App, options: dict[str, Any], answer: chat.Answer) -> Response:
-    if app.options.chat_delay:
-        app.wait(app.options.chat_delay)
+def _chat_response(services: Services, options: dict[str, Any], answer: chat.Answer) -> Response:
+    delay = services.options.chat_delay
     content = answer.text
     schema = options["response_format"]
     if schema is not None:
         content = json.dumps(chat.fill_schema(schema, content))
-    wants_evidence = options["include_evidence"] and app.options.profile.chat_evidence
+    wants_evidence = options["include_evidence"] and services.options.profile.chat_evidence
     evidence = answer.evidence() if wants_evidence else None
     if not options["stream"]:
         payload: JsonDict = {"content": content}
         if evidence is not None:
             payload["evidence"] = evidence
-        return json_response(200, payload)
+        answered = json_response(200, payload)
+        answered.delay = delay
+        return answered
     words = re.findall(r"\S+\s*", content) or [content]
     pieces = [
         "".join(words[i : i + WORDS_PER_PIECE]) for i in range(0, len(words), WORDS_PER_PIECE)
@@ -108,7 +104,8 @@ def _chat_response(app: App, options: dict[str, Any], answer: chat.Answer) -> Re
         200,
         content_type=SSE_CONTENT_TYPE,
         events=events,
-        event_delay=app.options.stream_chunk_delay,
+        event_delay=services.options.stream_chunk_delay,
+        delay=delay,
     )
 
 

@@ -2,18 +2,13 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from .. import _filters, _scopes
 from .._backends import conclusions, workspaces
 from .._backends.conclusions import NewConclusion
 from .._common import ApiError, JsonDict, validation_error
 from .._state import Conclusion, conclusion_json, conclusion_row
 from .._validate import get_float, get_int, get_list, get_str, query_bool
-from .._web import Ctx, Response, Route, W, filters_of, json_response, page
-
-if TYPE_CHECKING:
-    from .._app import App
+from .._web import Ctx, Response, Route, Services, W, filters_of, json_response, page
 
 # The server's batch limit and conclusion size.
 MAX_BATCH = 100
@@ -26,9 +21,9 @@ CONCLUSIONS_QUERY_DETAIL = (
 )
 
 
-def render(app: App, conclusion: Conclusion) -> JsonDict:
+def render(services: Services, conclusion: Conclusion) -> JsonDict:
     """A conclusion as this emulator's version shapes it."""
-    return conclusion_json(conclusion, source_ids=app.options.profile.conclusion_source_ids)
+    return conclusion_json(conclusion, source_ids=services.options.profile.conclusion_source_ids)
 
 
 def _conclusion_input(item: object, loc: list[str | int]) -> NewConclusion:
@@ -46,31 +41,27 @@ def _conclusion_input(item: object, loc: list[str | int]) -> NewConclusion:
     return NewConclusion(str(content), str(observer), str(observed), session)
 
 
-def create_conclusions(app: App, ctx: Ctx) -> Response:
+def create_conclusions(services: Services, ctx: Ctx) -> Response:
     body = ctx.body()
     key = "conclusions" if "conclusions" in body or "observations" not in body else "observations"
     raw = get_list(body, key, ["body"], min_items=1, max_items=MAX_BATCH, required=True) or []
     batch = [_conclusion_input(item, ["body", key, index]) for index, item in enumerate(raw)]
-    with app.store.lock:
-        ws = workspaces.find(app.store, ctx.w)
-        _scopes.refuse(ws, [c.observed_id for c in batch], _scopes.CONCLUSION)
-        created = conclusions.create(app.store, ws, ctx.w, batch)
-        return json_response(201, [render(app, c) for c in created])
+    ws = workspaces.find(services.store, ctx.w)
+    _scopes.refuse(ws, [c.observed_id for c in batch], _scopes.CONCLUSION)
+    created = conclusions.create(services.store, ws, ctx.w, batch)
+    return json_response(201, [render(services, c) for c in created])
 
 
-def list_conclusions(app: App, ctx: Ctx) -> Response:
+def list_conclusions(services: Services, ctx: Ctx) -> Response:
     match = _filters.compile_filter(filters_of(ctx.body(required=False)), _filters.CONCLUSION)
     newest_first = not query_bool(ctx.request.query, "reverse", False)
-    with app.store.lock:
-        ws = workspaces.find(app.store, ctx.w)
-        found = conclusions.listed(
-            ws, lambda c: match(conclusion_row(c)), newest_first=newest_first
-        )
-        items = [render(app, c) for c in found]
+    ws = workspaces.find(services.store, ctx.w)
+    found = conclusions.listed(ws, lambda c: match(conclusion_row(c)), newest_first=newest_first)
+    items = [render(services, c) for c in found]
     return json_response(200, page(ctx.request.query, items))
 
 
-def query_conclusions(app: App, ctx: Ctx) -> Response:
+def query_conclusions(services: Services, ctx: Ctx) -> Response:
     body = ctx.body()
     text = get_str(body, "query", ["body"], required=True) or ""
     top_k = get_int(body, "top_k", ["body"], 10, ge=1, le=100) or 10
@@ -82,17 +73,15 @@ def query_conclusions(app: App, ctx: Ctx) -> Response:
     ):
         raise ApiError(422, CONCLUSIONS_QUERY_DETAIL)
     match = _filters.compile_filter(filters, _filters.CONCLUSION)
-    with app.store.lock:
-        ws = workspaces.find(app.store, ctx.w)
-        hits = conclusions.query(
-            ws, text, lambda c: match(conclusion_row(c)), top_k, max_distance=distance
-        )
-        return json_response(200, [render(app, c) for c in hits])
+    ws = workspaces.find(services.store, ctx.w)
+    hits = conclusions.query(
+        ws, text, lambda c: match(conclusion_row(c)), top_k, max_distance=distance
+    )
+    return json_response(200, [render(services, c) for c in hits])
 
 
-def delete_conclusion(app: App, ctx: Ctx) -> Response:
-    with app.store.lock:
-        conclusions.delete(workspaces.find(app.store, ctx.w), ctx.w, ctx.params["c"])
+def delete_conclusion(services: Services, ctx: Ctx) -> Response:
+    conclusions.delete(workspaces.find(services.store, ctx.w), ctx.w, ctx.params["c"])
     # Observed: 204 with Content-Type application/json and an empty body.
     return Response(204, b"")
 

@@ -2,18 +2,13 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from .._backends import keys
 from .._common import ApiError, iso, parse_datetime, validation_error
-from .._web import Ctx, Response, Route, json_response
-
-if TYPE_CHECKING:
-    from .._app import App
+from .._web import Ctx, Response, Route, Services, json_response
 
 
-def create_key(app: App, ctx: Ctx) -> Response:
-    if not app.options.auth:
+def create_key(services: Services, ctx: Ctx) -> Response:
+    if not services.options.auth:
         raise ApiError(405, "Feature is disabled")
     query = ctx.request.query
     workspace = query.get("workspace_id") or None
@@ -31,7 +26,9 @@ def create_key(app: App, ctx: Ctx) -> Response:
                 expires,
             )
         expires = iso(moment)
-    return json_response(200, {"key": keys.mint(app.secret, workspace, peer, session, expires)})
+    return json_response(
+        200, {"key": keys.mint(services.secret, workspace, peer, session, expires)}
+    )
 
 
-ROUTES = (Route("POST", "/v3/keys", create_key, "admin"),)
+ROUTES = (Route("POST", "/v3/keys", create_key, "admin", store=False),)

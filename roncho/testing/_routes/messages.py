@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING
 
 from .. import _filters, _scopes
 from .._backends import messages, workspaces
@@ -12,10 +11,7 @@ from .._common import ApiError, JsonDict, error_item, parse_datetime, validation
 from .._multipart import FilePart, parse_form
 from .._state import message_json, message_row
 from .._validate import get_bool, get_dict, get_list, get_metadata, get_str
-from .._web import Ctx, Response, Route, S, filters_of, json_response, paged
-
-if TYPE_CHECKING:
-    from .._app import App
+from .._web import Ctx, Response, Route, S, Services, filters_of, json_response, paged
 
 # The server's batch limit and message size.
 MAX_BATCH = 100
@@ -53,50 +49,46 @@ def _message_input(item: object, loc: list[str | int]) -> NewMessage:
     return NewMessage(str(content), str(peer_id), metadata, configuration, created_at)
 
 
-def create_messages(app: App, ctx: Ctx) -> Response:
+def create_messages(services: Services, ctx: Ctx) -> Response:
     body = ctx.body()
     raw = (
         get_list(body, "messages", ["body"], min_items=1, max_items=MAX_BATCH, required=True) or []
     )
     batch = [_message_input(item, ["body", "messages", i]) for i, item in enumerate(raw)]
-    with app.store.lock:
-        ws = workspaces.find_or_create(app.store, ctx.w)
-        _scopes.refuse(ws, [m.peer_id for m in batch], _scopes.AUTHOR)
-        created = messages.create(app.store, app.deriver, ws, ctx.params["s"], batch)
-        return json_response(201, [message_json(m) for m in created])
+    ws = workspaces.find_or_create(services.store, ctx.w)
+    _scopes.refuse(ws, [m.peer_id for m in batch], _scopes.AUTHOR)
+    created = messages.create(services.store, services.deriver, ws, ctx.params["s"], batch)
+    return json_response(201, [message_json(m) for m in created])
 
 
-def list_messages(app: App, ctx: Ctx) -> Response:
+def list_messages(services: Services, ctx: Ctx) -> Response:
     match = _filters.compile_filter(filters_of(ctx.body(required=False)), _filters.MESSAGE)
-    with app.store.lock:
-        ws = workspaces.find(app.store, ctx.w)
-        found = messages.of_session(ws, ctx.params["s"])
-        items = [message_json(m) for m in found if match(message_row(m))]
+    ws = workspaces.find(services.store, ctx.w)
+    found = messages.of_session(ws, ctx.params["s"])
+    items = [message_json(m) for m in found if match(message_row(m))]
     return paged(ctx, items)
 
 
-def get_message(app: App, ctx: Ctx) -> Response:
-    with app.store.lock:
-        ws = workspaces.find(app.store, ctx.w)
-        message = messages.find(ws, ctx.params["s"], ctx.params["m"])
-        if message is None:
-            raise ApiError(404, f"Message with ID {ctx.params['m']} not found")
-        return json_response(200, message_json(message))
+def get_message(services: Services, ctx: Ctx) -> Response:
+    ws = workspaces.find(services.store, ctx.w)
+    message = messages.find(ws, ctx.params["s"], ctx.params["m"])
+    if message is None:
+        raise ApiError(404, f"Message with ID {ctx.params['m']} not found")
+    return json_response(200, message_json(message))
 
 
-def update_message(app: App, ctx: Ctx) -> Response:
+def update_message(services: Services, ctx: Ctx) -> Response:
     metadata = get_metadata(ctx.body(), ["body"])
-    with app.store.lock:
-        ws = workspaces.find(app.store, ctx.w)
-        message = messages.find(ws, ctx.params["s"], ctx.params["m"])
-        if message is None:
-            raise ApiError(404, "Message not found")
-        if metadata is not None:
-            message.metadata = metadata
-        return json_response(200, message_json(message))
+    ws = workspaces.find(services.store, ctx.w)
+    message = messages.find(ws, ctx.params["s"], ctx.params["m"])
+    if message is None:
+        raise ApiError(404, "Message not found")
+    if metadata is not None:
+        message.metadata = metadata
+    return json_response(200, message_json(message))
 
 
-def upload_messages(app: App, ctx: Ctx) -> Response:
+def upload_messages(services: Services, ctx: Ctx) -> Response:
     """A file becomes messages (3.0.12 `messages.py` upload): text/* and JSON as text."""
     content_type = next(
         (v for k, v in ctx.request.headers.items() if k.lower() == "content-type"), ""
@@ -114,20 +106,19 @@ def upload_messages(app: App, ctx: Ctx) -> Response:
     text = _upload_text(files["file"])
     metadata = _json_field(fields.get("metadata"))
     created_at = parse_datetime(fields["created_at"]) if fields.get("created_at") else None
-    with app.store.lock:
-        ws = workspaces.find_or_create(app.store, ctx.w)
-        _scopes.refuse(ws, [fields["peer_id"]], _scopes.AUTHOR)
-        created = messages.upload(
-            app.store,
-            app.deriver,
-            ws,
-            ctx.params["s"],
-            fields["peer_id"],
-            text,
-            metadata if isinstance(metadata, dict) else {},
-            created_at,
-        )
-        return json_response(201, [message_json(m) for m in created])
+    ws = workspaces.find_or_create(services.store, ctx.w)
+    _scopes.refuse(ws, [fields["peer_id"]], _scopes.AUTHOR)
+    created = messages.upload(
+        services.store,
+        services.deriver,
+        ws,
+        ctx.params["s"],
+        fields["peer_id"],
+        text,
+        metadata if isinstance(metadata, dict) else {},
+        created_at,
+    )
+    return json_response(201, [message_json(m) for m in created])
 
 
 def _upload_text(upload: FilePart) -> str:

@@ -4,7 +4,6 @@ representation (`/context` and `/representation`)."""
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING
 
 from .. import _auth, _filters, _scopes
 from .._backends import conclusions, peers, workspaces
@@ -23,26 +22,22 @@ from .._validate import (
     query_float,
     query_int,
 )
-from .._web import Ctx, P, Response, Route, W, filters_of, json_response, paged
-
-if TYPE_CHECKING:
-    from .._app import App
+from .._web import Ctx, P, Response, Route, Services, W, filters_of, json_response, paged
 
 
-def create_peer(app: App, ctx: Ctx) -> Response:
+def create_peer(services: Services, ctx: Ctx) -> Response:
     body = ctx.body()
     name = get_id(body, ["body"])
     metadata = get_metadata(body, ["body"])
     configuration = get_dict(body, "configuration", ["body"])
     if ctx.claims.peer is not None and ctx.claims.peer != name:
         raise ApiError(401, _auth.NOT_PERMITTED)
-    with app.store.lock:
-        ws = workspaces.find_or_create(app.store, ctx.w)
-        peer, created = peers.upsert(ws, name, metadata, configuration)
-        return json_response(201 if created else 200, peer_json(peer))
+    ws = workspaces.find_or_create(services.store, ctx.w)
+    peer, created = peers.upsert(ws, name, metadata, configuration)
+    return json_response(201 if created else 200, peer_json(peer))
 
 
-def list_peers(app: App, ctx: Ctx) -> Response:
+def list_peers(services: Services, ctx: Ctx) -> Response:
     body = ctx.body(required=False)
     match = _filters.compile_filter(filters_of(body), _filters.PEER)
     kind = body.get("kind")
@@ -54,51 +49,47 @@ def list_peers(app: App, ctx: Ctx) -> Response:
             kind,
             {"expected": "'scope' or 'all'"},
         )
-    with app.store.lock:
-        ws = workspaces.find(app.store, ctx.w)
-        found = list(ws.peers.values()) if ws else []
-        # Scope peers are left out unless `kind` asks for them ("scope": only them).
-        if kind != "all":
-            found = [p for p in found if _scopes.is_scope(ws, p.id) == (kind == "scope")]
-        items = [peer_json(peer) for peer in found if match(peer_row(peer))]
+    ws = workspaces.find(services.store, ctx.w)
+    found = list(ws.peers.values()) if ws else []
+    # Scope peers are left out unless `kind` asks for them ("scope": only them).
+    if kind != "all":
+        found = [p for p in found if _scopes.is_scope(ws, p.id) == (kind == "scope")]
+    items = [peer_json(peer) for peer in found if match(peer_row(peer))]
     return paged(ctx, items)
 
 
-def update_peer(app: App, ctx: Ctx) -> Response:
+def update_peer(services: Services, ctx: Ctx) -> Response:
     body = ctx.body()
     metadata = get_metadata(body, ["body"])
     configuration = get_dict(body, "configuration", ["body"])
-    with app.store.lock:
-        ws = workspaces.find_or_create(app.store, ctx.w)
-        if _scopes.is_scope(ws, ctx.params["p"]):
-            raise ApiError(
-                422, f"Peer '{ctx.params['p']}' is a scope. Use the scopes routes to manage scopes."
-            )
-        peer, _ = peers.upsert(ws, ctx.params["p"], metadata, configuration)
-        return json_response(200, peer_json(peer))
+    ws = workspaces.find_or_create(services.store, ctx.w)
+    if _scopes.is_scope(ws, ctx.params["p"]):
+        raise ApiError(
+            422, f"Peer '{ctx.params['p']}' is a scope. Use the scopes routes to manage scopes."
+        )
+    peer, _ = peers.upsert(ws, ctx.params["p"], metadata, configuration)
+    return json_response(200, peer_json(peer))
 
 
-def peer_sessions(app: App, ctx: Ctx) -> Response:
+def peer_sessions(services: Services, ctx: Ctx) -> Response:
     match = _filters.compile_filter(filters_of(ctx.body(required=False)), _filters.SESSION)
-    with app.store.lock:
-        ws = workspaces.find(app.store, ctx.w)
-        items = [
-            session_json(session)
-            for session in peers.sessions_of(ws, ctx.params["p"])
-            if match(session_row(session))
-        ]
+    ws = workspaces.find(services.store, ctx.w)
+    items = [
+        session_json(session)
+        for session in peers.sessions_of(ws, ctx.params["p"])
+        if match(session_row(session))
+    ]
     return paged(ctx, items)
 
 
-def get_card(app: App, ctx: Ctx) -> Response:
+def get_card(services: Services, ctx: Ctx) -> Response:
     target = ctx.request.query.get("target") or ctx.params["p"]
-    with app.store.lock:
-        ws = workspaces.find(app.store, ctx.w)
-        card = peers.card(ws, ctx.params["p"], target, ctx.w)
+    ws = workspaces.find(services.store, ctx.w)
+    card = peers.card(ws, ctx.params["p"], target, ctx.w)
     return json_response(200, {"peer_card": card})
 
 
-def put_card(app: App, ctx: Ctx) -> Response:
+def put_card(services: Services, ctx: Ctx) -> Response:
     body = ctx.body()
     card = get_list(body, "peer_card", ["body"], required=True) or []
     if not all(isinstance(line, str) for line in card):
@@ -106,10 +97,9 @@ def put_card(app: App, ctx: Ctx) -> Response:
             "string_type", ["body", "peer_card", 0], "Input should be a valid string", card
         )
     target = ctx.request.query.get("target") or ctx.params["p"]
-    with app.store.lock:
-        ws = workspaces.find(app.store, ctx.w)
-        _scopes.refuse_observed(ws, [target], _scopes.CARD)
-        peers.set_card(ws, ctx.params["p"], target, card, ctx.w)
+    ws = workspaces.find(services.store, ctx.w)
+    _scopes.refuse_observed(ws, [target], _scopes.CARD)
+    peers.set_card(ws, ctx.params["p"], target, card, ctx.w)
     return json_response(200, {"peer_card": list(card)})
 
 
@@ -120,7 +110,7 @@ def query_top_k(query: Mapping[str, str]) -> int | None:
     return query_int(query, "search_top_k", 10, ge=1, le=100)
 
 
-def peer_context(app: App, ctx: Ctx) -> Response:
+def peer_context(services: Services, ctx: Ctx) -> Response:
     query = ctx.request.query
     peer = ctx.params["p"]
     target = query.get("target") or peer
@@ -128,24 +118,23 @@ def peer_context(app: App, ctx: Ctx) -> Response:
     search = conclusions.Search(query.get("search_query") or None, query_top_k(query))
     query_float(query, "search_max_distance", ge=0.0, le=1.0)
     query_bool(query, "include_most_frequent", True)
-    with app.store.lock:
-        ws = workspaces.find(app.store, ctx.w)
-        _scopes.refuse_observed(ws, [peer, target], _scopes.READ_OPTION)
-        # Seen on 3.0.12: a missing path peer is named in the 404 (not a bare "Peer not
-        # found"); a missing target is no error, only an empty representation.
-        if ws is None or peer not in ws.peers:
-            raise peers.missing(peer, ctx.w)
-        text = conclusions.representation(ws, peer, target, limit, None, search)
-        card = ws.cards.get((peer, target))
-        return json_response(
-            200,
-            {
-                "peer_id": peer,
-                "target_id": target,
-                "representation": text,
-                "peer_card": list(card) if card is not None else None,
-            },
-        )
+    ws = workspaces.find(services.store, ctx.w)
+    _scopes.refuse_observed(ws, [peer, target], _scopes.READ_OPTION)
+    # Seen on 3.0.12: a missing path peer is named in the 404 (not a bare "Peer not
+    # found"); a missing target is no error, only an empty representation.
+    if ws is None or peer not in ws.peers:
+        raise peers.missing(peer, ctx.w)
+    text = conclusions.representation(ws, peer, target, limit, None, search)
+    card = ws.cards.get((peer, target))
+    return json_response(
+        200,
+        {
+            "peer_id": peer,
+            "target_id": target,
+            "representation": text,
+            "peer_card": list(card) if card is not None else None,
+        },
+    )
 
 
 def chat_sessions(filters: object, session_id: str | None) -> set[str] | None:
@@ -163,7 +152,7 @@ def check_scope_option(ctx: Ctx, filters: object, session_id: str | None) -> Non
     _scopes.check_key(ctx.claims)
 
 
-def peer_representation(app: App, ctx: Ctx) -> Response:
+def peer_representation(services: Services, ctx: Ctx) -> Response:
     body = ctx.body(required=False)
     session_id = get_str(body, "session_id", ["body"])
     target = get_str(body, "target", ["body"])
@@ -177,17 +166,16 @@ def peer_representation(app: App, ctx: Ctx) -> Response:
         check_scope_option(ctx, body.get("filters"), session_id)
     allow = chat_sessions(body.get("filters"), session_id)
     peer = ctx.params["p"]
-    with app.store.lock:
-        ws = workspaces.find(app.store, ctx.w)
-        _scopes.refuse_observed(ws, [peer, target or peer], _scopes.REPRESENTATION)
-        if scope is not None:
-            allow = _scopes.resolve(ws, ctx.w, scope)
-        # Seen on 3.0.12: a missing peer, target or session is not an error, only an
-        # empty representation.
-        if ws is None:
-            return json_response(200, {"representation": ""})
-        sessions = {session_id} if session_id else allow
-        text = conclusions.representation(ws, peer, target or peer, limit, sessions, search)
+    ws = workspaces.find(services.store, ctx.w)
+    _scopes.refuse_observed(ws, [peer, target or peer], _scopes.REPRESENTATION)
+    if scope is not None:
+        allow = _scopes.resolve(ws, ctx.w, scope)
+    # Seen on 3.0.12: a missing peer, target or session is not an error, only an
+    # empty representation.
+    if ws is None:
+        return json_response(200, {"representation": ""})
+    sessions = {session_id} if session_id else allow
+    text = conclusions.representation(ws, peer, target or peer, limit, sessions, search)
     return json_response(200, {"representation": text})
 
 

@@ -2,22 +2,17 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from .. import _scopes
 from .._backends import scopes, workspaces
 from .._common import ID_PATTERN, validation_error
 from .._state import scope_json, session_json
 from .._validate import get_list, get_metadata, get_str
-from .._web import Ctx, Response, Route, W, json_response, paged
-
-if TYPE_CHECKING:
-    from .._app import App
+from .._web import Ctx, Response, Route, Services, W, json_response, paged
 
 SC = W + "/scopes/{sc}"
 
 
-def create_scope(app: App, ctx: Ctx) -> Response:
+def create_scope(services: Services, ctx: Ctx) -> Response:
     body = ctx.body()
     name = get_str(body, "id", ["body"], required=True, min_len=1) or ""
     if not ID_PATTERN.match(name):
@@ -29,61 +24,52 @@ def create_scope(app: App, ctx: Ctx) -> Response:
             {"error": {}},
         )
     metadata = get_metadata(body, ["body"])
-    with app.store.lock:
-        ws = workspaces.find_or_create(app.store, ctx.w)
-        scope, created = scopes.get_or_create(ws, name, metadata)
-        _scopes.backing_peer(ws, name)  # as the server: a scope is a peer `scope.<id>`
-        return json_response(201 if created else 200, scope_json(scope))
+    ws = workspaces.find_or_create(services.store, ctx.w)
+    scope, created = scopes.get_or_create(ws, name, metadata)
+    _scopes.backing_peer(ws, name)  # as the server: a scope is a peer `scope.<id>`
+    return json_response(201 if created else 200, scope_json(scope))
 
 
-def list_scopes(app: App, ctx: Ctx) -> Response:
-    with app.store.lock:
-        ws = workspaces.find(app.store, ctx.w)
-        items = [scope_json(scope) for scope in (ws.scopes.values() if ws else [])]
+def list_scopes(services: Services, ctx: Ctx) -> Response:
+    ws = workspaces.find(services.store, ctx.w)
+    items = [scope_json(scope) for scope in (ws.scopes.values() if ws else [])]
     return paged(ctx, items)
 
 
-def get_scope(app: App, ctx: Ctx) -> Response:
-    with app.store.lock:
-        scope = scopes.find(workspaces.find(app.store, ctx.w), ctx.w, ctx.params["sc"])
-        return json_response(200, scope_json(scope))
+def get_scope(services: Services, ctx: Ctx) -> Response:
+    scope = scopes.find(workspaces.find(services.store, ctx.w), ctx.w, ctx.params["sc"])
+    return json_response(200, scope_json(scope))
 
 
-def add_scope_sessions(app: App, ctx: Ctx) -> Response:
+def add_scope_sessions(services: Services, ctx: Ctx) -> Response:
     body = ctx.body()
     names = get_list(body, "session_ids", ["body"], min_items=1, max_items=100, required=True)
-    with app.store.lock:
-        scopes.add_sessions(
-            workspaces.find(app.store, ctx.w),
-            ctx.w,
-            ctx.params["sc"],
-            [str(name) for name in names or []],
-            app.deriver,
-            app.options.deriver_delay,
-        )
+    scopes.add_sessions(
+        workspaces.find(services.store, ctx.w),
+        ctx.w,
+        ctx.params["sc"],
+        [str(name) for name in names or []],
+        services.deriver,
+        services.options.deriver_delay,
+    )
     return Response(204, b"")
 
 
-def remove_scope_session(app: App, ctx: Ctx) -> Response:
-    with app.store.lock:
-        ws = workspaces.find(app.store, ctx.w)
-        scopes.remove_session(ws, ctx.w, ctx.params["sc"], ctx.params["s"])
+def remove_scope_session(services: Services, ctx: Ctx) -> Response:
+    ws = workspaces.find(services.store, ctx.w)
+    scopes.remove_session(ws, ctx.w, ctx.params["sc"], ctx.params["s"])
     return Response(204, b"")
 
 
-def list_scope_sessions(app: App, ctx: Ctx) -> Response:
-    with app.store.lock:
-        ws = workspaces.find(app.store, ctx.w)
-        items = [session_json(s) for s in scopes.sessions_of(ws, ctx.w, ctx.params["sc"])]
+def list_scope_sessions(services: Services, ctx: Ctx) -> Response:
+    ws = workspaces.find(services.store, ctx.w)
+    items = [session_json(s) for s in scopes.sessions_of(ws, ctx.w, ctx.params["sc"])]
     return paged(ctx, items)
 
 
-def scope_status(app: App, ctx: Ctx) -> Response:
-    with app.store.lock:
-        scope = scopes.find(workspaces.find(app.store, ctx.w), ctx.w, ctx.params["sc"])
-        return json_response(
-            200, {"backfill_status": {k: dict(v) for k, v in scope.backfill.items()}}
-        )
+def scope_status(services: Services, ctx: Ctx) -> Response:
+    scope = scopes.find(workspaces.find(services.store, ctx.w), ctx.w, ctx.params["sc"])
+    return json_response(200, {"backfill_status": {k: dict(v) for k, v in scope.backfill.items()}})
 
 
 ROUTES = (

@@ -3,20 +3,16 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING
 
 from .. import _filters, _scopes
 from .._backends import search, workspaces
 from .._common import ApiError, validation_error
 from .._state import message_json, message_row
 from .._validate import get_int, get_str
-from .._web import Ctx, P, Response, Route, S, W, filters_of, json_response
-
-if TYPE_CHECKING:
-    from .._app import App
+from .._web import Ctx, P, Response, Route, S, Services, W, filters_of, json_response
 
 
-def _search(app: App, ctx: Ctx, forced: Mapping[str, str]) -> Response:
+def _search(services: Services, ctx: Ctx, forced: Mapping[str, str]) -> Response:
     body = ctx.body()
     text = get_str(body, "query", ["body"], required=True) or ""
     limit = get_int(body, "limit", ["body"], 10, ge=1, le=100) or 10
@@ -30,33 +26,32 @@ def _search(app: App, ctx: Ctx, forced: Mapping[str, str]) -> Response:
     if scope is not None and "session_id" in filters:
         raise ApiError(422, "`scope` and a 'session_id' filter are mutually exclusive")
     match = _filters.compile_filter(filters, _filters.MESSAGE_SEARCH)
-    with app.store.lock:
-        ws = workspaces.find(app.store, ctx.w)
-        in_scope: set[str] | None = None
-        if scope is not None:
-            # A scope with no member sessions matches nothing, not everything.
-            in_scope = _scopes.resolve(ws, ctx.w, scope)
-        hits = search.messages(
-            ws,
-            text,
-            limit,
-            forced,
-            perspective,
-            lambda m: (in_scope is None or m.session_id in in_scope) and match(message_row(m)),
-        )
-        return json_response(200, [message_json(m) for m in hits])
+    ws = workspaces.find(services.store, ctx.w)
+    in_scope: set[str] | None = None
+    if scope is not None:
+        # A scope with no member sessions matches nothing, not everything.
+        in_scope = _scopes.resolve(ws, ctx.w, scope)
+    hits = search.messages(
+        ws,
+        text,
+        limit,
+        forced,
+        perspective,
+        lambda m: (in_scope is None or m.session_id in in_scope) and match(message_row(m)),
+    )
+    return json_response(200, [message_json(m) for m in hits])
 
 
-def search_workspace(app: App, ctx: Ctx) -> Response:
-    return _search(app, ctx, {})
+def search_workspace(services: Services, ctx: Ctx) -> Response:
+    return _search(services, ctx, {})
 
 
-def search_peer(app: App, ctx: Ctx) -> Response:
-    return _search(app, ctx, {"peer_id": ctx.params["p"]})
+def search_peer(services: Services, ctx: Ctx) -> Response:
+    return _search(services, ctx, {"peer_id": ctx.params["p"]})
 
 
-def search_session(app: App, ctx: Ctx) -> Response:
-    return _search(app, ctx, {"session_id": ctx.params["s"]})
+def search_session(services: Services, ctx: Ctx) -> Response:
+    return _search(services, ctx, {"session_id": ctx.params["s"]})
 
 
 ROUTES = (

@@ -2,13 +2,8 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from .._common import JsonDict
-from .._web import Ctx, Response, Route, json_response
-
-if TYPE_CHECKING:
-    from .._app import App
+from .._web import Ctx, Response, Route, Services, json_response
 
 
 def openapi_stub(version: str) -> JsonDict:
@@ -20,15 +15,15 @@ def openapi_stub(version: str) -> JsonDict:
     }
 
 
-def health(app: App, ctx: Ctx) -> Response:
+def health(services: Services, ctx: Ctx) -> Response:
     return json_response(200, {"status": "ok"})
 
 
-def openapi(app: App, ctx: Ctx) -> Response:
-    return json_response(200, openapi_stub(app.options.version))
+def openapi(services: Services, ctx: Ctx) -> Response:
+    return json_response(200, openapi_stub(services.options.version))
 
 
 ROUTES = (
-    Route("GET", "/health", health, "public"),
-    Route("GET", "/openapi.json", openapi, "public"),
+    Route("GET", "/health", health, "public", store=False),
+    Route("GET", "/openapi.json", openapi, "public", store=False),
 )

@@ -3,7 +3,6 @@ configuration, the context window, summaries and clones."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
 from urllib.parse import parse_qs
 
 from .. import _auth, _filters, _scopes
@@ -24,6 +23,7 @@ from .._web import (
     Response,
     Route,
     S,
+    Services,
     W,
     check_configuration,
     filters_of,
@@ -34,11 +34,8 @@ from .._web import (
 )
 from .peers import query_top_k
 
-if TYPE_CHECKING:
-    from .._app import App
 
-
-def create_session(app: App, ctx: Ctx) -> Response:
+def create_session(services: Services, ctx: Ctx) -> Response:
     body = ctx.body()
     name = get_id(body, ["body"])
     metadata = get_metadata(body, ["body"])
@@ -59,49 +56,45 @@ def create_session(app: App, ctx: Ctx) -> Response:
     claims = ctx.claims
     if scope_names and not (claims.admin or (claims.peer is None and claims.session is None)):
         raise ApiError(401, "Scope membership requires a workspace-level key")
-    with app.store.lock:
-        ws = workspaces.find_or_create(app.store, ctx.w)
-        _scopes.refuse(ws, members, _scopes.MEMBERSHIP)
-        session, created = sessions.get_or_create(ws, name, metadata, configuration, members)
+    ws = workspaces.find_or_create(services.store, ctx.w)
+    _scopes.refuse(ws, members, _scopes.MEMBERSHIP)
+    session, created = sessions.get_or_create(ws, name, metadata, configuration, members)
+    for scope_name in scope_names:
+        scopes.get_or_create(ws, scope_name, None)
+        _scopes.backing_peer(ws, scope_name)
+    if scope_names:
         for scope_name in scope_names:
-            scopes.get_or_create(ws, scope_name, None)
-            _scopes.backing_peer(ws, scope_name)
-        if scope_names:
-            for scope_name in scope_names:
-                scopes.add_sessions(
-                    ws, ctx.w, scope_name, [name], app.deriver, app.options.deriver_delay
-                )
-        return json_response(201 if created else 200, session_json(session))
+            scopes.add_sessions(
+                ws, ctx.w, scope_name, [name], services.deriver, services.options.deriver_delay
+            )
+    return json_response(201 if created else 200, session_json(session))
 
 
-def list_sessions(app: App, ctx: Ctx) -> Response:
+def list_sessions(services: Services, ctx: Ctx) -> Response:
     match = _filters.compile_filter(filters_of(ctx.body(required=False)), _filters.SESSION)
-    with app.store.lock:
-        ws = workspaces.find(app.store, ctx.w)
-        found = list(ws.sessions.values()) if ws else []
-        items = [
-            session_json(session)
-            for session in found
-            if session.is_active and match(session_row(session))
-        ]
+    ws = workspaces.find(services.store, ctx.w)
+    found = list(ws.sessions.values()) if ws else []
+    items = [
+        session_json(session)
+        for session in found
+        if session.is_active and match(session_row(session))
+    ]
     return paged(ctx, items)
 
 
-def update_session(app: App, ctx: Ctx) -> Response:
+def update_session(services: Services, ctx: Ctx) -> Response:
     body = ctx.body()
     metadata = get_metadata(body, ["body"])
     configuration = check_configuration(get_dict(body, "configuration", ["body"]), ["body"])
-    with app.store.lock:
-        ws = workspaces.find_or_create(app.store, ctx.w)
-        session, _ = sessions.find_or_create(ws, ctx.params["s"])
-        sessions.update(session, metadata, configuration)
-        return json_response(200, session_json(session))
+    ws = workspaces.find_or_create(services.store, ctx.w)
+    session, _ = sessions.find_or_create(ws, ctx.params["s"])
+    sessions.update(session, metadata, configuration)
+    return json_response(200, session_json(session))
 
 
-def delete_session(app: App, ctx: Ctx) -> Response:
-    with app.store.lock:
-        ws = workspaces.find(app.store, ctx.w)
-        sessions.delete(ws, ctx.w, ctx.params["s"], app.deriver, app.options.purge_delay)
+def delete_session(services: Services, ctx: Ctx) -> Response:
+    ws = workspaces.find(services.store, ctx.w)
+    sessions.delete(ws, ctx.w, ctx.params["s"], services.deriver, services.options.purge_delay)
     return json_response(202, {"message": "Session deleted successfully"})
 
 
@@ -112,70 +105,64 @@ def _peer_map(ctx: Ctx) -> dict[str, tuple[bool | None, bool | None]]:
     return {key: session_peer_config(value, ["body", key]) for key, value in raw.items()}
 
 
-def add_session_peers(app: App, ctx: Ctx) -> Response:
+def add_session_peers(services: Services, ctx: Ctx) -> Response:
     members = _peer_map(ctx)
-    with app.store.lock:
-        ws = workspaces.find_or_create(app.store, ctx.w)
-        _scopes.refuse(ws, members, _scopes.MEMBERSHIP)
-        session, _ = sessions.find_or_create(ws, ctx.params["s"])
-        sessions.upsert_members(ws, session, members)
-        return json_response(200, session_json(session))
+    ws = workspaces.find_or_create(services.store, ctx.w)
+    _scopes.refuse(ws, members, _scopes.MEMBERSHIP)
+    session, _ = sessions.find_or_create(ws, ctx.params["s"])
+    sessions.upsert_members(ws, session, members)
+    return json_response(200, session_json(session))
 
 
-def set_session_peers(app: App, ctx: Ctx) -> Response:
+def set_session_peers(services: Services, ctx: Ctx) -> Response:
     members = _peer_map(ctx)
-    with app.store.lock:
-        ws = workspaces.find(app.store, ctx.w)
-        _scopes.refuse(ws, members, _scopes.MEMBERSHIP)
-        session = sessions.set_members(ws, ctx.w, ctx.params["s"], members)
-        return json_response(200, session_json(session))
+    ws = workspaces.find(services.store, ctx.w)
+    _scopes.refuse(ws, members, _scopes.MEMBERSHIP)
+    session = sessions.set_members(ws, ctx.w, ctx.params["s"], members)
+    return json_response(200, session_json(session))
 
 
-def remove_session_peers(app: App, ctx: Ctx) -> Response:
+def remove_session_peers(services: Services, ctx: Ctx) -> Response:
     raw = ctx.json()
     if not isinstance(raw, list) or not all(isinstance(v, str) for v in raw):
         raise validation_error("list_type", ["body"], "Input should be a valid list", raw)
-    with app.store.lock:
-        ws = workspaces.find(app.store, ctx.w)
-        _scopes.refuse(ws, raw, _scopes.MEMBERSHIP)
-        session = sessions.remove_members(ws, ctx.w, ctx.params["s"], raw)
-        return json_response(200, session_json(session))
+    ws = workspaces.find(services.store, ctx.w)
+    _scopes.refuse(ws, raw, _scopes.MEMBERSHIP)
+    session = sessions.remove_members(ws, ctx.w, ctx.params["s"], raw)
+    return json_response(200, session_json(session))
 
 
-def list_session_peers(app: App, ctx: Ctx) -> Response:
-    with app.store.lock:
-        ws = workspaces.find(app.store, ctx.w)
-        items = [
-            peer_json(peer)
-            for peer in sessions.active_members(ws, ctx.params["s"])
-            if not _scopes.is_scope(ws, peer.id)
-        ]
+def list_session_peers(services: Services, ctx: Ctx) -> Response:
+    ws = workspaces.find(services.store, ctx.w)
+    items = [
+        peer_json(peer)
+        for peer in sessions.active_members(ws, ctx.params["s"])
+        if not _scopes.is_scope(ws, peer.id)
+    ]
     return json_response(200, page(ctx.request.query, items))
 
 
-def get_peer_config(app: App, ctx: Ctx) -> Response:
-    with app.store.lock:
-        ws = workspaces.find(app.store, ctx.w)
-        _scopes.refuse(ws, [ctx.params["p"]], _scopes.MEMBERSHIP_CONFIG)
-        member = sessions.member_config(ws, ctx.w, ctx.params["s"], ctx.params["p"])
-        return json_response(
-            200, {"observe_me": member.observe_me, "observe_others": member.observe_others}
-        )
+def get_peer_config(services: Services, ctx: Ctx) -> Response:
+    ws = workspaces.find(services.store, ctx.w)
+    _scopes.refuse(ws, [ctx.params["p"]], _scopes.MEMBERSHIP_CONFIG)
+    member = sessions.member_config(ws, ctx.w, ctx.params["s"], ctx.params["p"])
+    return json_response(
+        200, {"observe_me": member.observe_me, "observe_others": member.observe_others}
+    )
 
 
-def put_peer_config(app: App, ctx: Ctx) -> Response:
+def put_peer_config(services: Services, ctx: Ctx) -> Response:
     observe_me, observe_others = session_peer_config(ctx.body(), ["body"])
-    with app.store.lock:
-        ws = workspaces.find(app.store, ctx.w)
-        _scopes.refuse(ws, [ctx.params["p"]], _scopes.MEMBERSHIP_CONFIG)
-        sessions.set_member_config(
-            ws, ctx.w, ctx.params["s"], ctx.params["p"], observe_me, observe_others
-        )
+    ws = workspaces.find(services.store, ctx.w)
+    _scopes.refuse(ws, [ctx.params["p"]], _scopes.MEMBERSHIP_CONFIG)
+    sessions.set_member_config(
+        ws, ctx.w, ctx.params["s"], ctx.params["p"], observe_me, observe_others
+    )
     # Observed on 3.0.12: 204 with Content-Type application/json and an empty body.
     return Response(204, b"")
 
 
-def session_context(app: App, ctx: Ctx) -> Response:
+def session_context(services: Services, ctx: Ctx) -> Response:
     query = ctx.request.query
     tokens = query_int(query, "tokens", 100000, ge=1, le=100000)
     with_summary = query_bool(query, "summary", True)
@@ -190,62 +177,60 @@ def session_context(app: App, ctx: Ctx) -> Response:
     name = ctx.params["s"]
     if peer_perspective and not peer_target:
         raise ApiError(422, "peer_target must be provided if peer_perspective is provided")
-    with app.store.lock:
-        ws = workspaces.find(app.store, ctx.w)
-        if peer_target is not None:
-            _scopes.refuse_observed(ws, [peer_target], _scopes.CONTEXT_TARGET)
-        if peer_perspective is not None:
-            _scopes.refuse(ws, [peer_perspective], _scopes.PERSPECTIVE)
+    ws = workspaces.find(services.store, ctx.w)
+    if peer_target is not None:
+        _scopes.refuse_observed(ws, [peer_target], _scopes.CONTEXT_TARGET)
+    if peer_perspective is not None:
+        _scopes.refuse(ws, [peer_perspective], _scopes.PERSPECTIVE)
     if scope is not None:
         if peer_perspective:
             raise ApiError(422, "`scope` and `peer_perspective` are mutually exclusive")
         if not peer_target:
             raise ApiError(422, "peer_target must be provided if scope is provided")
         _scopes.check_key(ctx.claims, session_key_too=True)
-    allow = _context_allowlist(app, ctx, name, peer_target, peer_perspective, limit_to_session)
+    allow = _context_allowlist(services, ctx, name, peer_target, peer_perspective, limit_to_session)
     if scope is not None and "sessions" in parse_qs(ctx.request.raw_query):
         raise ApiError(422, "`sessions` and `scope` are mutually exclusive")
-    with app.store.lock:
-        ws = workspaces.find(app.store, ctx.w)
-        if scope is not None:
-            allow = sorted(_scopes.resolve(ws, ctx.w, scope))
-        if allow is None and peer_target is not None:
-            # Seen on 3.0.12: without a session allowlist the perspective and target peers
-            # are looked up first (404, before the session's own 404); with one, a missing
-            # peer only gives an empty representation.
-            for who in (peer_perspective, peer_target):
-                if who is not None and (ws is None or who not in ws.peers):
-                    raise peers.missing(who, ctx.w)
-        session = sessions.existing(ws, ctx.w, name)
-        assert ws is not None
-        chosen = sessions.recent_messages(ws, name, tokens)
-        representation = None
-        card = None
-        if peer_target is not None:
-            observer = peer_perspective or peer_target
-            allowed = set(allow) if allow is not None else None
-            representation = conclusions.representation(
-                ws, observer, peer_target, limit, allowed, search
-            )
-            card_lines = ws.cards.get((observer, peer_target))
-            # Fail closed: a card has no per-session provenance, so under an allowlist
-            # (`sessions` or `limit_to_session`) the server withholds it.
-            if card_lines is not None and allow is None:
-                card = list(card_lines)
-        return json_response(
-            200,
-            {
-                "id": name,
-                "messages": [message_json(m) for m in chosen],
-                "summary": session.short_summary if with_summary else None,
-                "peer_representation": representation if peer_target is not None else None,
-                "peer_card": card,
-            },
+    ws = workspaces.find(services.store, ctx.w)
+    if scope is not None:
+        allow = sorted(_scopes.resolve(ws, ctx.w, scope))
+    if allow is None and peer_target is not None:
+        # Seen on 3.0.12: without a session allowlist the perspective and target peers
+        # are looked up first (404, before the session's own 404); with one, a missing
+        # peer only gives an empty representation.
+        for who in (peer_perspective, peer_target):
+            if who is not None and (ws is None or who not in ws.peers):
+                raise peers.missing(who, ctx.w)
+    session = sessions.existing(ws, ctx.w, name)
+    assert ws is not None
+    chosen = sessions.recent_messages(ws, name, tokens)
+    representation = None
+    card = None
+    if peer_target is not None:
+        observer = peer_perspective or peer_target
+        allowed = set(allow) if allow is not None else None
+        representation = conclusions.representation(
+            ws, observer, peer_target, limit, allowed, search
         )
+        card_lines = ws.cards.get((observer, peer_target))
+        # Fail closed: a card has no per-session provenance, so under an allowlist
+        # (`sessions` or `limit_to_session`) the server withholds it.
+        if card_lines is not None and allow is None:
+            card = list(card_lines)
+    return json_response(
+        200,
+        {
+            "id": name,
+            "messages": [message_json(m) for m in chosen],
+            "summary": session.short_summary if with_summary else None,
+            "peer_representation": representation if peer_target is not None else None,
+            "peer_card": card,
+        },
+    )
 
 
 def _context_allowlist(
-    app: App,
+    services: Services,
     ctx: Ctx,
     name: str,
     peer_target: str | None,
@@ -270,30 +255,27 @@ def _context_allowlist(
         raise ApiError(422, "peer_target must be provided if sessions is provided")
     allow = _filters.session_allowlist(list(repeated), field="sessions", must_include=name)
     if ctx.claims.peer is not None and not ctx.claims.admin:
-        with app.store.lock:
-            ws = workspaces.find(app.store, ctx.w)
-            for session_name in allow:
-                require_member(ctx, ws, session_name)
+        ws = workspaces.find(services.store, ctx.w)
+        for session_name in allow:
+            require_member(ctx, ws, session_name)
     return allow
 
 
-def session_summaries(app: App, ctx: Ctx) -> Response:
+def session_summaries(services: Services, ctx: Ctx) -> Response:
     name = ctx.params["s"]
-    with app.store.lock:
-        ws = workspaces.find(app.store, ctx.w)
-        # Seen on 3.0.12 (and Honcho's own route test): a missing session, even in a
-        # missing workspace, is 200 with null summaries, not 404.
-        session = ws.sessions.get(name) if ws is not None else None
-        summary = session.short_summary if session is not None else None
+    ws = workspaces.find(services.store, ctx.w)
+    # Seen on 3.0.12 (and Honcho's own route test): a missing session, even in a
+    # missing workspace, is 200 with null summaries, not 404.
+    session = ws.sessions.get(name) if ws is not None else None
+    summary = session.short_summary if session is not None else None
     return json_response(200, {"id": name, "short_summary": summary, "long_summary": None})
 
 
-def clone_session(app: App, ctx: Ctx) -> Response:
+def clone_session(services: Services, ctx: Ctx) -> Response:
     cutoff = ctx.request.query.get("message_id") or None
-    with app.store.lock:
-        ws = workspaces.find(app.store, ctx.w)
-        copy = sessions.clone(app.store, ws, ctx.params["s"], cutoff)
-        return json_response(201, session_json(copy))
+    ws = workspaces.find(services.store, ctx.w)
+    copy = sessions.clone(services.store, ws, ctx.params["s"], cutoff)
+    return json_response(201, session_json(copy))
 
 
 ROUTES = (

@@ -9,15 +9,11 @@ reserved, multicast or unspecified. A host *name* passes unresolved, ``localhost
 from __future__ import annotations
 
 import ipaddress
-from typing import TYPE_CHECKING
 from urllib.parse import urlparse
 
 from .._backends import workspaces
 from .._common import ApiError, JsonDict, validation_error
-from .._web import Ctx, Response, Route, W, json_response, page
-
-if TYPE_CHECKING:
-    from .._app import App
+from .._web import Ctx, Response, Route, Services, W, json_response, page
 
 
 def check_url(value: object) -> str:
@@ -59,32 +55,28 @@ def body_url(body: JsonDict) -> str:
     return check_url(body["url"])
 
 
-def create_webhook(app: App, ctx: Ctx) -> Response:
+def create_webhook(services: Services, ctx: Ctx) -> Response:
     url = body_url(ctx.body())
-    with app.store.lock:
-        ws = workspaces.find(app.store, ctx.w)
-        if ws is None:
-            raise ApiError(404, f"Workspace {ctx.w} not found")
-        endpoint, created = app.webhooks.get_or_create(ws, url)
-        return json_response(201 if created else 200, endpoint.json())
+    ws = workspaces.find(services.store, ctx.w)
+    if ws is None:
+        raise ApiError(404, f"Workspace {ctx.w} not found")
+    endpoint, created = services.webhooks.get_or_create(ws, url)
+    return json_response(201 if created else 200, endpoint.json())
 
 
-def list_webhooks(app: App, ctx: Ctx) -> Response:
-    with app.store.lock:
-        found = app.webhooks.endpoints(workspaces.find(app.store, ctx.w), ctx.w)
+def list_webhooks(services: Services, ctx: Ctx) -> Response:
+    found = services.webhooks.endpoints(workspaces.find(services.store, ctx.w), ctx.w)
     return json_response(200, page(ctx.request.query, [e.json() for e in found]))
 
 
-def delete_webhook(app: App, ctx: Ctx) -> Response:
-    with app.store.lock:
-        app.webhooks.delete(workspaces.find(app.store, ctx.w), ctx.w, ctx.params["e"])
+def delete_webhook(services: Services, ctx: Ctx) -> Response:
+    services.webhooks.delete(workspaces.find(services.store, ctx.w), ctx.w, ctx.params["e"])
     return Response(204)
 
 
-def test_webhook(app: App, ctx: Ctx) -> Response:
+def test_webhook(services: Services, ctx: Ctx) -> Response:
     # The server queues the event even for a workspace it does not know (and answers 200).
-    with app.store.lock:
-        app.webhooks.test_event(workspaces.find(app.store, ctx.w), ctx.w)
+    services.webhooks.test_event(workspaces.find(services.store, ctx.w), ctx.w)
     return json_response(200, None)
 
 

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from .. import _auth, _filters, _scopes
 from .._backends import workspaces
 from .._common import ApiError
@@ -13,6 +11,7 @@ from .._web import (
     Ctx,
     Response,
     Route,
+    Services,
     W,
     check_configuration,
     filters_of,
@@ -20,49 +19,42 @@ from .._web import (
     paged,
 )
 
-if TYPE_CHECKING:
-    from .._app import App
-
 DREAM_TYPES = ("omni", "card_refresh")
 
 
-def create_workspace(app: App, ctx: Ctx) -> Response:
+def create_workspace(services: Services, ctx: Ctx) -> Response:
     body = ctx.body()
     name = get_id(body, ["body"])
     metadata = get_metadata(body, ["body"])
     configuration = check_configuration(get_dict(body, "configuration", ["body"]), ["body"])
     if not ctx.claims.admin and ctx.claims.workspace != name:
         raise ApiError(401, _auth.NOT_PERMITTED)
-    with app.store.lock:
-        ws, created = workspaces.get_or_create(app.store, name, metadata, configuration)
-        return json_response(201 if created else 200, workspace_json(ws))
+    ws, created = workspaces.get_or_create(services.store, name, metadata, configuration)
+    return json_response(201 if created else 200, workspace_json(ws))
 
 
-def list_workspaces(app: App, ctx: Ctx) -> Response:
+def list_workspaces(services: Services, ctx: Ctx) -> Response:
     match = _filters.compile_filter(filters_of(ctx.body(required=False)), _filters.WORKSPACE)
-    with app.store.lock:
-        items = [
-            workspace_json(ws) for ws in app.store.workspaces.values() if match(workspace_row(ws))
-        ]
+    items = [
+        workspace_json(ws) for ws in services.store.workspaces.values() if match(workspace_row(ws))
+    ]
     return paged(ctx, items)
 
 
-def update_workspace(app: App, ctx: Ctx) -> Response:
+def update_workspace(services: Services, ctx: Ctx) -> Response:
     body = ctx.body()
     metadata = get_metadata(body, ["body"])
     configuration = check_configuration(get_dict(body, "configuration", ["body"]), ["body"])
-    with app.store.lock:
-        ws = workspaces.update(app.store, ctx.w, metadata, configuration)
-        return json_response(200, workspace_json(ws))
+    ws = workspaces.update(services.store, ctx.w, metadata, configuration)
+    return json_response(200, workspace_json(ws))
 
 
-def delete_workspace(app: App, ctx: Ctx) -> Response:
-    with app.store.lock:
-        workspaces.delete(app.store, app.deriver, ctx.w, app.options.purge_delay)
+def delete_workspace(services: Services, ctx: Ctx) -> Response:
+    workspaces.delete(services.store, services.deriver, ctx.w, services.options.purge_delay)
     return json_response(202, {"message": "Workspace deletion accepted"})
 
 
-def schedule_dream(app: App, ctx: Ctx) -> Response:
+def schedule_dream(services: Services, ctx: Ctx) -> Response:
     """Accepted (204) and checked like the server's `ScheduleDreamRequest`; the emulated
     deriver has no dreams, so nothing else happens."""
     body = ctx.body()
@@ -74,9 +66,8 @@ def schedule_dream(app: App, ctx: Ctx) -> Response:
     get_str(body, "session_id", ["body"])
     get_bool(body, "rebuild", ["body"], False)
     if observed is not None:
-        with app.store.lock:
-            ws = workspaces.find(app.store, ctx.w)
-            _scopes.refuse_observed(ws, [observed], _scopes.DREAM)
+        ws = workspaces.find(services.store, ctx.w)
+        _scopes.refuse_observed(ws, [observed], _scopes.DREAM)
     return Response(204, b"")
 
 
