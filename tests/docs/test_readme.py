@@ -46,8 +46,18 @@ def test_the_first_screen_links_the_handover_the_core_and_contributing_in_that_o
 
 def test_install_says_how_to_pin_roncho_in_ones_own_project() -> None:
     install = README.split("## Install", 1)[1].split("\n## ", 1)[0]
-    assert re.search(r'pip install "roncho @ git\+<clone URL>@v\d+\.\d+\.\d+"', install)
-    assert 'pip install "roncho @ git+<clone URL>@<commit sha>"' in install
+    by_commit = re.search(r'pip install "roncho @ git\+<clone URL>@([0-9a-f]{40})"', install)
+    by_tag = re.search(r'pip install "roncho @ git\+<clone URL>@v(\d+\.\d+\.\d+)"', install)
+    assert by_commit and by_tag, "the README pins a release by commit and by tag"
+    assert install.index(by_commit[0]) < install.index(by_tag[0]), "the commit comes first"
+    changelog = (ROOT / "CHANGELOG.md").read_text(encoding="utf-8")
+    newest = re.search(
+        r"^## \[([^\]]+)\] - [-\d]+\n\nRelease commit: `([0-9a-f]{40})`", changelog, re.M
+    )
+    assert newest, "CHANGELOG.md records no release commit"
+    assert (by_tag[1], by_commit[1]) == (newest[1], newest[2]), "pin the newest recorded release"
+    assert "scripts/tag_releases.py" in install, "a clone has no tags until the script makes them"
+    assert "file://localhost/" in install, "pip 23 pins a local clone only as file://localhost"
     assert "dist/roncho-*.whl" in install
     assert "editable_mode=compat" in install
 
@@ -63,4 +73,3 @@ def test_development_lives_on_the_contributor_page() -> None:
     for topic in (".ci/run", "scripts/test-real.sh", "benchmarks/run.py", "tests/live"):
         assert topic not in README, topic
         assert topic in contributing, topic
-
