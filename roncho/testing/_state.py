@@ -2,8 +2,8 @@
 and deriver queue items, guarded by one re-entrant lock.
 
 Each request (in `App.dispatch`, around its handler) and the deriver thread hold `Store.lock`
-for the whole of their work on the store, so each request sees and leaves a consistent state. `Store.changed` (a Condition
-on the same lock) wakes the deriver when messages arrive.
+for the whole of their work on the store, so each request sees and leaves a consistent
+state. `Store.changed` (a Condition on the same lock) wakes the deriver when messages arrive.
 
 Queue item states:
 
