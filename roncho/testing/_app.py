@@ -84,6 +84,8 @@ class App:
             raise denied
         if route.access == "self":
             return claims  # the handler compares body ids with the claims
+        if route.access == "workspace_only" and (claims.session, claims.peer) != (None, None):
+            raise denied
         if claims.session is not None:
             if params.get("s") != claims.session:
                 raise denied

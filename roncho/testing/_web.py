@@ -28,8 +28,11 @@ if TYPE_CHECKING:
     from ._deriver import Deriver
     from ._state import Store
 
-# Who may call a route when auth is on (see `App._authorize`).
-Access = Literal["public", "admin", "self", "workspace", "peer", "member_read", "own_config"]
+# Who may call a route when auth is on (see `App._authorize`). "workspace_only": a workspace
+# or admin key, never a peer or session key, even one naming the route's session (scopes).
+Access = Literal[
+    "public", "admin", "self", "workspace", "workspace_only", "peer", "member_read", "own_config"
+]
 
 
 @dataclass(frozen=True, slots=True)

@@ -163,3 +163,17 @@ def test_peer_key_refused_on_workspace_routes(
         else alice.call(method, f"{W}/a1{path}")
     )
     assert (reply.status, reply.detail) == (401, NOT_PERMITTED)
+
+
+def test_scope_routes_refuse_a_session_key_even_for_its_own_session(fake: FakeHoncho) -> None:
+    """Seen on the real 3.0.12 server: scopes want a workspace (or admin) key, so a key for
+    s1 may not take s1 out of a scope, though it may edit s1's members."""
+    admin = Api(fake.port, fake.admin_key)
+    assert admin.post(f"{W}/a1/scopes", {"id": "sc"}).status == 201
+    assert admin.post(f"{W}/a1/scopes/sc/sessions", {"session_ids": ["s1"]}).status == 204
+    s1 = Api(fake.port, fake.issue_key("a1", session="s1"))
+    reply = s1.call("DELETE", f"{W}/a1/scopes/sc/sessions/s1")
+    assert (reply.status, reply.detail) == (401, NOT_PERMITTED)
+    assert s1.call("POST", f"{W}/a1/sessions/s1/peers", {"carol": {}}).status == 200
+    workspace = Api(fake.port, fake.issue_key("a1"))
+    assert workspace.call("DELETE", f"{W}/a1/scopes/sc/sessions/s1").status == 204

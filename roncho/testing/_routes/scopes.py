@@ -73,11 +73,11 @@ def scope_status(services: Services, ctx: Ctx) -> Response:
 
 
 ROUTES = (
-    Route("POST", W + "/scopes", create_scope, "workspace"),
-    Route("POST", W + "/scopes/list", list_scopes, "workspace"),
-    Route("GET", SC, get_scope, "workspace"),
-    Route("POST", SC + "/sessions", add_scope_sessions, "workspace"),
-    Route("DELETE", SC + "/sessions/{s}", remove_scope_session, "workspace"),
-    Route("POST", SC + "/sessions/list", list_scope_sessions, "workspace"),
-    Route("GET", SC + "/status", scope_status, "workspace"),
+    Route("POST", W + "/scopes", create_scope, "workspace_only"),
+    Route("POST", W + "/scopes/list", list_scopes, "workspace_only"),
+    Route("GET", SC, get_scope, "workspace_only"),
+    Route("POST", SC + "/sessions", add_scope_sessions, "workspace_only"),
+    Route("DELETE", SC + "/sessions/{s}", remove_scope_session, "workspace_only"),
+    Route("POST", SC + "/sessions/list", list_scope_sessions, "workspace_only"),
+    Route("GET", SC + "/status", scope_status, "workspace_only"),
 )
