@@ -20,6 +20,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any, ClassVar, Final, TypeVar
 
 from . import _operations as ops
+from ._call import Call
 from ._checks import (
     MAX_PAGE_SIZE,
     Endpoint,
@@ -31,9 +32,9 @@ from ._checks import (
     parse_base_url,
 )
 from ._errors import ConfigError, ReadOnlyError, RonchoError
-from ._exchange import Call, Exchange
+from ._exchange import Exchange
 from ._network import Deadline, Limits, SocketFactory, tls_context
-from ._operations import Pages, Scope
+from ._operations import Pages, Paths
 from ._stream import ChatStream
 from ._transport import Connection, connect
 
@@ -79,12 +80,12 @@ CLOSED: Final = _Closed()
 class ClientCore:
     """Immutable configuration for one workspace, and the key it wipes on close()."""
 
-    __slots__ = ("_endpoint", "_key", "_limits", "_read_only", "_scope", "_tls")
+    __slots__ = ("_endpoint", "_key", "_limits", "_paths", "_read_only", "_tls")
     _endpoint: Endpoint
     _key: bytearray | None
     _limits: Limits
     _read_only: bool
-    _scope: Scope
+    _paths: Paths
     _tls: Any
     _public_name: str = "roncho.Client"
     # The connection seam (see _network.SocketFactory): how each client makes its
@@ -129,7 +130,7 @@ class ClientCore:
     ) -> None:
         set_ = object.__setattr__
         set_(self, "_endpoint", endpoint)
-        set_(self, "_scope", Scope(endpoint.prefix, workspace))
+        set_(self, "_paths", Paths(endpoint.prefix, workspace))
         set_(self, "_key", key)
         set_(self, "_limits", limits)
         set_(self, "_read_only", read_only)
@@ -164,7 +165,7 @@ class ClientCore:
 
     @property
     def workspace(self) -> str:
-        return self._scope.workspace
+        return self._paths.workspace
 
     @property
     def read_only(self) -> bool:
@@ -254,14 +255,14 @@ class ClientCore:
         if self._tls is CLOSED:
             raise ConfigError(f"this {self._public_name} is closed")
 
-    def _start(self, call: Call[T]) -> tuple[Exchange[T], Deadline]:
+    def _start(self, call: Call[T], deadline: float | None) -> tuple[Exchange[T], Deadline]:
         """What every call checks before it connects, and the state it starts with."""
         if call.write and self._read_only:
             raise ReadOnlyError(f"{call.op} changes server state and this client is read-only")
         self._check_open()
-        total = check_timeout(call.deadline, "deadline", allow_none=True)
-        deadline = Deadline(self._limits.read_timeout, total, time.monotonic())
-        return Exchange(call, self._key, self._limits.max_response_bytes), deadline
+        total = check_timeout(deadline, "deadline", allow_none=True)
+        clock = Deadline(self._limits.read_timeout, total, time.monotonic())
+        return Exchange(call, self._key, self._limits.max_response_bytes), clock
 
 
 class Client(ClientCore):
@@ -324,8 +325,8 @@ class Client(ClientCore):
         An existing workspace ignores the metadata and configuration sent; use
         update_workspace() to change them.
         """
-        call = ops.get_or_create_workspace(self._scope, metadata, configuration, deadline=deadline)
-        return self._run(call)
+        call = ops.workspaces.get_or_create_workspace(self._paths, metadata, configuration)
+        return self._run(call, deadline)
 
     def update_workspace(
         self,
@@ -338,8 +339,8 @@ class Client(ClientCore):
 
         The server creates the workspace if it does not exist.
         """
-        call = ops.update_workspace(self._scope, metadata, configuration, deadline=deadline)
-        return self._run(call)
+        call = ops.workspaces.update_workspace(self._paths, metadata, configuration)
+        return self._run(call, deadline)
 
     def list_workspaces(
         self,
@@ -351,10 +352,10 @@ class Client(ClientCore):
         deadline: float | None = None,
     ) -> Page[Workspace]:
         """``POST /v3/workspaces/list``; admin-only once authentication is on."""
-        call = ops.list_workspaces(
-            self._scope, page=page, size=size, reverse=reverse, filters=filters, deadline=deadline
+        call = ops.workspaces.list_workspaces(
+            self._paths, page=page, size=size, reverse=reverse, filters=filters
         )
-        return self._run(call)
+        return self._run(call, deadline)
 
     def delete_workspace(self, *, deadline: float | None = None) -> DeleteAccepted:
         """``DELETE /v3/workspaces/{id}``: 202, purged in the background.
@@ -363,7 +364,7 @@ class Client(ClientCore):
             WorkspaceBusyError: 409, the workspace still has active sessions; delete them
                 first (a session delete makes it inactive at once).
         """
-        return self._run(ops.delete_workspace(self._scope, deadline=deadline))
+        return self._run(ops.workspaces.delete_workspace(self._paths), deadline)
 
     def get_or_create_peer(
         self,
@@ -377,10 +378,8 @@ class Client(ClientCore):
 
         The only configuration key the server reads is ``observe_me`` (default true).
         """
-        call = ops.get_or_create_peer(
-            self._scope, peer_id, metadata, configuration, deadline=deadline
-        )
-        return self._run(call)
+        call = ops.peers.get_or_create_peer(self._paths, peer_id, metadata, configuration)
+        return self._run(call, deadline)
 
     def update_peer(
         self,
@@ -391,8 +390,8 @@ class Client(ClientCore):
         deadline: float | None = None,
     ) -> Peer:
         """``PUT .../peers/{peer}``: both fields replace wholesale when given."""
-        call = ops.update_peer(self._scope, peer_id, metadata, configuration, deadline=deadline)
-        return self._run(call)
+        call = ops.peers.update_peer(self._paths, peer_id, metadata, configuration)
+        return self._run(call, deadline)
 
     def list_peers(
         self,
@@ -404,10 +403,10 @@ class Client(ClientCore):
         deadline: float | None = None,
     ) -> Page[Peer]:
         """``POST .../peers/list`` (a POST, as the server has it; there is no GET)."""
-        call = ops.list_peers(
-            self._scope, page=page, size=size, reverse=reverse, filters=filters, deadline=deadline
+        call = ops.peers.list_peers(
+            self._paths, page=page, size=size, reverse=reverse, filters=filters
         )
-        return self._run(call)
+        return self._run(call, deadline)
 
     def get_or_create_session(
         self,
@@ -424,10 +423,10 @@ class Client(ClientCore):
         map for it. Use set_session_peer_config() to change it. A deleted session answers
         404 until the server has purged it.
         """
-        call = ops.get_or_create_session(
-            self._scope, session_id, peers, metadata, configuration, deadline=deadline
+        call = ops.sessions.get_or_create_session(
+            self._paths, session_id, peers, metadata, configuration
         )
-        return self._run(call)
+        return self._run(call, deadline)
 
     def update_session(
         self,
@@ -438,10 +437,8 @@ class Client(ClientCore):
         deadline: float | None = None,
     ) -> Session:
         """``PUT .../sessions/{id}``: metadata replaces; configuration merges top-level keys."""
-        call = ops.update_session(
-            self._scope, session_id, metadata, configuration, deadline=deadline
-        )
-        return self._run(call)
+        call = ops.sessions.update_session(self._paths, session_id, metadata, configuration)
+        return self._run(call, deadline)
 
     def list_sessions(
         self,
@@ -453,26 +450,24 @@ class Client(ClientCore):
         deadline: float | None = None,
     ) -> Page[Session]:
         """``POST .../sessions/list``: active sessions only."""
-        call = ops.list_sessions(
-            self._scope, page=page, size=size, reverse=reverse, filters=filters, deadline=deadline
+        call = ops.sessions.list_sessions(
+            self._paths, page=page, size=size, reverse=reverse, filters=filters
         )
-        return self._run(call)
+        return self._run(call, deadline)
 
     def list_session_peers(
         self, session_id: str, *, page: int = 1, size: int = 50, deadline: float | None = None
     ) -> Page[Peer]:
         """``GET .../sessions/{id}/peers``: active members only."""
-        call = ops.list_session_peers(
-            self._scope, session_id, page=page, size=size, deadline=deadline
-        )
-        return self._run(call)
+        call = ops.sessions.list_session_peers(self._paths, session_id, page=page, size=size)
+        return self._run(call, deadline)
 
     def get_session_peer_config(
         self, session_id: str, peer_id: str, *, deadline: float | None = None
     ) -> SessionPeerConfig:
         """``GET .../sessions/{s}/peers/{p}/config``."""
-        call = ops.get_session_peer_config(self._scope, session_id, peer_id, deadline=deadline)
-        return self._run(call)
+        call = ops.sessions.get_session_peer_config(self._paths, session_id, peer_id)
+        return self._run(call, deadline)
 
     def set_session_peer_config(
         self,
@@ -489,15 +484,10 @@ class Client(ClientCore):
         one flag must be given (ConfigError otherwise): an empty update would still add
         the peer to the session.
         """
-        call = ops.set_session_peer_config(
-            self._scope,
-            session_id,
-            peer_id,
-            observe_me=observe_me,
-            observe_others=observe_others,
-            deadline=deadline,
+        call = ops.sessions.set_session_peer_config(
+            self._paths, session_id, peer_id, observe_me=observe_me, observe_others=observe_others
         )
-        return self._run(call)
+        return self._run(call, deadline)
 
     def delete_session(self, session_id: str, *, deadline: float | None = None) -> DeleteAccepted:
         """``DELETE .../sessions/{id}``: 202; the session is inactive at once.
@@ -505,7 +495,7 @@ class Client(ClientCore):
         Its messages stay listable and its id answers 404 until the background purge,
         which also removes conclusions made in that session.
         """
-        return self._run(ops.delete_session(self._scope, session_id, deadline=deadline))
+        return self._run(ops.sessions.delete_session(self._paths, session_id), deadline)
 
     def add_messages(
         self, session_id: str, messages: Iterable[MessageCreate], *, deadline: float | None = None
@@ -515,7 +505,7 @@ class Client(ClientCore):
         If this raises with ``error.request_sent`` true, the server may have stored the
         batch: list the session's newest messages before sending it again.
         """
-        return self._run(ops.add_messages(self._scope, session_id, messages, deadline=deadline))
+        return self._run(ops.messages.add_messages(self._paths, session_id, messages), deadline)
 
     def list_messages(
         self,
@@ -531,16 +521,10 @@ class Client(ClientCore):
 
         An unknown session gives an empty page, not 404.
         """
-        call = ops.list_messages(
-            self._scope,
-            session_id,
-            page=page,
-            size=size,
-            reverse=reverse,
-            filters=filters,
-            deadline=deadline,
+        call = ops.messages.list_messages(
+            self._paths, session_id, page=page, size=size, reverse=reverse, filters=filters
         )
-        return self._run(call)
+        return self._run(call, deadline)
 
     def iter_messages(
         self,
@@ -556,16 +540,16 @@ class Client(ClientCore):
         ``deadline`` bounds each page's call, not the whole walk. Messages added while
         walking may shift pages; walk ``reverse=True`` from the newest to see them first.
         """
-        pages = ops.iter_messages(
-            self._scope, session_id, size=size, reverse=reverse, filters=filters, deadline=deadline
+        pages = ops.messages.iter_messages(
+            self._paths, session_id, size=size, reverse=reverse, filters=filters
         )
-        return self._walk(pages)
+        return self._walk(pages, deadline)
 
     def get_message(
         self, session_id: str, message_id: str, *, deadline: float | None = None
     ) -> Message:
         """``GET .../sessions/{s}/messages/{id}``."""
-        return self._run(ops.get_message(self._scope, session_id, message_id, deadline=deadline))
+        return self._run(ops.messages.get_message(self._paths, session_id, message_id), deadline)
 
     def update_message_metadata(
         self,
@@ -576,10 +560,8 @@ class Client(ClientCore):
         deadline: float | None = None,
     ) -> Message:
         """``PUT .../messages/{id}``: replaces the metadata. Content can never be edited."""
-        call = ops.update_message_metadata(
-            self._scope, session_id, message_id, metadata, deadline=deadline
-        )
-        return self._run(call)
+        call = ops.messages.update_message_metadata(self._paths, session_id, message_id, metadata)
+        return self._run(call, deadline)
 
     def create_conclusions(
         self, conclusions: Iterable[ConclusionCreate], *, deadline: float | None = None
@@ -589,7 +571,7 @@ class Client(ClientCore):
         The server does not deduplicate: after an error with ``request_sent`` true, list
         the conclusions before sending again.
         """
-        return self._run(ops.create_conclusions(self._scope, conclusions, deadline=deadline))
+        return self._run(ops.conclusions.create_conclusions(self._paths, conclusions), deadline)
 
     def list_conclusions(
         self,
@@ -601,10 +583,10 @@ class Client(ClientCore):
         deadline: float | None = None,
     ) -> Page[Conclusion]:
         """``POST .../conclusions/list``: newest first unless ``reverse`` (unlike other lists)."""
-        call = ops.list_conclusions(
-            self._scope, filters, page=page, size=size, reverse=reverse, deadline=deadline
+        call = ops.conclusions.list_conclusions(
+            self._paths, filters, page=page, size=size, reverse=reverse
         )
-        return self._run(call)
+        return self._run(call, deadline)
 
     def query_conclusions(
         self,
@@ -622,21 +604,20 @@ class Client(ClientCore):
         The server refuses a query without observer and observed, so both are required;
         they travel inside ``filters``, as the server wants them.
         """
-        call = ops.query_conclusions(
-            self._scope,
+        call = ops.conclusions.query_conclusions(
+            self._paths,
             query,
             observer_id,
             observed_id,
             top_k=top_k,
             distance=distance,
             filters=filters,
-            deadline=deadline,
         )
-        return self._run(call)
+        return self._run(call, deadline)
 
     def delete_conclusion(self, conclusion_id: str, *, deadline: float | None = None) -> None:
         """``DELETE .../conclusions/{id}``: 204 with an empty body."""
-        return self._run(ops.delete_conclusion(self._scope, conclusion_id, deadline=deadline))
+        return self._run(ops.conclusions.delete_conclusion(self._paths, conclusion_id), deadline)
 
     def search(
         self,
@@ -647,8 +628,8 @@ class Client(ClientCore):
         deadline: float | None = None,
     ) -> tuple[Message, ...]:
         """``POST .../search`` across the workspace; the answer is a bare array of messages."""
-        call = ops.search(self._scope, query, limit=limit, filters=filters, deadline=deadline)
-        return self._run(call)
+        call = ops.search.search(self._paths, query, limit=limit, filters=filters)
+        return self._run(call, deadline)
 
     def search_peer(
         self,
@@ -660,10 +641,8 @@ class Client(ClientCore):
         deadline: float | None = None,
     ) -> tuple[Message, ...]:
         """``POST .../peers/{id}/search``: the server forces ``peer_id`` into the filters."""
-        call = ops.search_peer(
-            self._scope, peer_id, query, limit=limit, filters=filters, deadline=deadline
-        )
-        return self._run(call)
+        call = ops.search.search_peer(self._paths, peer_id, query, limit=limit, filters=filters)
+        return self._run(call, deadline)
 
     def search_session(
         self,
@@ -675,10 +654,10 @@ class Client(ClientCore):
         deadline: float | None = None,
     ) -> tuple[Message, ...]:
         """``POST .../sessions/{id}/search``: the server forces ``session_id`` into filters."""
-        call = ops.search_session(
-            self._scope, session_id, query, limit=limit, filters=filters, deadline=deadline
+        call = ops.search.search_session(
+            self._paths, session_id, query, limit=limit, filters=filters
         )
-        return self._run(call)
+        return self._run(call, deadline)
 
     def chat(
         self,
@@ -699,8 +678,8 @@ class Client(ClientCore):
         ``read_timeout`` (see with_options()). ``filters`` may hold only ``session_id``.
         ``include_evidence`` needs a server newer than 3.0.12.
         """
-        call = ops.chat(
-            self._scope,
+        call = ops.chat.chat(
+            self._paths,
             peer_id,
             query,
             target=target,
@@ -709,9 +688,8 @@ class Client(ClientCore):
             include_evidence=include_evidence,
             response_format=response_format,
             filters=filters,
-            deadline=deadline,
         )
-        return self._run(call)
+        return self._run(call, deadline)
 
     def chat_stream(
         self,
@@ -731,8 +709,8 @@ class Client(ClientCore):
         The idle read timeout applies between chunks, so a slow answer can be told from
         a dead one. The final chunk has ``done`` set and carries any evidence.
         """
-        call = ops.chat_stream(
-            self._scope,
+        call = ops.chat.chat_stream(
+            self._paths,
             peer_id,
             query,
             target=target,
@@ -741,9 +719,8 @@ class Client(ClientCore):
             include_evidence=include_evidence,
             response_format=response_format,
             filters=filters,
-            deadline=deadline,
         )
-        return self._open_stream(call)
+        return self._open_stream(call, deadline)
 
     def chat_workspace(
         self,
@@ -759,16 +736,15 @@ class Client(ClientCore):
 
         Raises StatusError saying so when the server has no such route (404 or 405).
         """
-        call = ops.chat_workspace(
-            self._scope,
+        call = ops.chat.chat_workspace(
+            self._paths,
             query,
             session_id=session_id,
             reasoning_level=reasoning_level,
             include_evidence=include_evidence,
             response_format=response_format,
-            deadline=deadline,
         )
-        return self._run(call)
+        return self._run(call, deadline)
 
     def chat_workspace_stream(
         self,
@@ -781,16 +757,15 @@ class Client(ClientCore):
         deadline: float | None = None,
     ) -> ChatStream:
         """chat_workspace() as a stream of ChatChunk."""
-        call = ops.chat_workspace_stream(
-            self._scope,
+        call = ops.chat.chat_workspace_stream(
+            self._paths,
             query,
             session_id=session_id,
             reasoning_level=reasoning_level,
             include_evidence=include_evidence,
             response_format=response_format,
-            deadline=deadline,
         )
-        return self._open_stream(call)
+        return self._open_stream(call, deadline)
 
     def get_or_create_webhook(self, url: str, *, deadline: float | None = None) -> WebhookEndpoint:
         """``POST .../webhooks``: register ``url`` for this workspace's events.
@@ -804,17 +779,17 @@ class Client(ClientCore):
             StatusError: 422 when the server refuses the URL (a private or loopback IP literal
                 among them: the message says what to give instead); 404 for a missing workspace.
         """
-        return self._run(ops.get_or_create_webhook(self._scope, url, deadline=deadline))
+        return self._run(ops.webhooks.get_or_create_webhook(self._paths, url), deadline)
 
     def list_webhooks(
         self, *, page: int = 1, size: int = 50, deadline: float | None = None
     ) -> Page[WebhookEndpoint]:
         """``GET .../webhooks``: one page of this workspace's endpoints (``created`` is None)."""
-        return self._run(ops.list_webhooks(self._scope, page=page, size=size, deadline=deadline))
+        return self._run(ops.webhooks.list_webhooks(self._paths, page=page, size=size), deadline)
 
     def delete_webhook(self, endpoint_id: str, *, deadline: float | None = None) -> None:
         """``DELETE .../webhooks/{id}``: 204; an unknown id answers 404 (a StatusError)."""
-        return self._run(ops.delete_webhook(self._scope, endpoint_id, deadline=deadline))
+        return self._run(ops.webhooks.delete_webhook(self._paths, endpoint_id), deadline)
 
     def trigger_webhook_test(self, *, deadline: float | None = None) -> None:
         """``GET .../webhooks/test``: the server sends a ``test.event`` to every endpoint.
@@ -823,14 +798,14 @@ class Client(ClientCore):
         delivery follows when the server's deriver gets to it (about a second on 3.0.12), and
         not at all if the server has no webhook secret.
         """
-        return self._run(ops.trigger_webhook_test(self._scope, deadline=deadline))
+        return self._run(ops.webhooks.trigger_webhook_test(self._paths), deadline)
 
     def probe(self, *, deadline: float | None = None) -> Health:
         """``GET /health``: the cheapest call that shows the server is up.
 
         Honcho 3.2 exposes no version here or in any header; see server_version().
         """
-        return self._run(ops.probe(self._scope, deadline=deadline))
+        return self._run(ops.server.probe(self._paths), deadline)
 
     def server_version(self, *, deadline: float | None = None) -> str | None:
         """``info.version`` from ``GET /openapi.json``, the only place Honcho states it.
@@ -839,7 +814,7 @@ class Client(ClientCore):
         ``"unknown"`` (Honcho's Docker images before 3.1.1 do: they were built without their
         version, so it is unknown, not a version called "unknown").
         """
-        return self._run(ops.server_version(self._scope, deadline=deadline))
+        return self._run(ops.server.server_version(self._paths), deadline)
 
     def queue_status(
         self,
@@ -857,14 +832,10 @@ class Client(ClientCore):
         ``payload->>'observer'``, which message items lack: they carry ``observers``), so it
         reports zeros for the deriver's main queue; use ``sender_id`` or ``session_id``.
         """
-        call = ops.queue_status(
-            self._scope,
-            observer_id=observer_id,
-            sender_id=sender_id,
-            session_id=session_id,
-            deadline=deadline,
+        call = ops.server.queue_status(
+            self._paths, observer_id=observer_id, sender_id=sender_id, session_id=session_id
         )
-        return self._run(call)
+        return self._run(call, deadline)
 
     def create_key(
         self,
@@ -879,15 +850,14 @@ class Client(ClientCore):
 
         A server with authentication off answers 405 "Feature is disabled".
         """
-        call = ops.create_key(
-            self._scope,
+        call = ops.server.create_key(
+            self._paths,
             workspace_id=workspace_id,
             peer_id=peer_id,
             session_id=session_id,
             expires_at=expires_at,
-            deadline=deadline,
         )
-        return self._run(call)
+        return self._run(call, deadline)
 
     # END GENERATED methods
 
@@ -902,31 +872,32 @@ class Client(ClientCore):
         self.close()
 
     # -- how every method runs its operation: one connection per call ----------------------
-    def _run(self, call: Call[T]) -> T:
+    def _run(self, call: Call[T], deadline: float | None) -> T:
         """One whole call: its result, or the error its answer means."""
-        connection, exchange = self._exchange(call)
+        connection, exchange = self._exchange(call, deadline)
         connection.close()
         return exchange.result()
 
-    def _open_stream(self, call: Call[None]) -> ChatStream:
-        connection, exchange = self._exchange(call)
+    def _open_stream(self, call: Call[None], deadline: float | None) -> ChatStream:
+        connection, exchange = self._exchange(call, deadline)
         if exchange.chat is None:  # not a 2xx answer: the error it means
             connection.close()
             exchange.result()
         return ChatStream(connection, exchange)
 
-    def _walk(self, pages: Pages[T]) -> Iterator[T]:
+    def _walk(self, pages: Pages[T], deadline: float | None) -> Iterator[T]:
+        """Each page is one call, and ``deadline`` bounds each, not the whole walk."""
         call: Call[Page[T]] | None = pages.first()
         while call is not None:
-            answer = self._run(call)
+            answer = self._run(call, deadline)
             yield from answer.items
             call = pages.after(answer)
 
-    def _exchange(self, call: Call[T]) -> tuple[Connection, Exchange[T]]:
+    def _exchange(self, call: Call[T], deadline: float | None) -> tuple[Connection, Exchange[T]]:
         """Connect, send, and read until the exchange needs no more (a stream: its head)."""
-        exchange, deadline = self._start(call)
+        exchange, clock = self._start(call, deadline)
         connection = connect(
-            self._endpoint, self._limits, deadline, self._tls, call.what, type(self)._new_socket
+            self._endpoint, self._limits, clock, self._tls, call.what, type(self)._new_socket
         )
         try:
             # Only now, connected, is the request with the key built (and wiped once sent).

@@ -189,15 +189,10 @@ def _short(detail: Any, limit: int = 300) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
-def status_error(
-    status: int, method: str, path: str, body: bytes, *, busy: bool = False
-) -> StatusError:
-    """The most specific StatusError for a non-2xx answer (3xx handled by the caller).
-
-    ``busy`` comes from the operation (workspace delete): only it gives 409 that meaning.
-    """
+def status_error(status: int, method: str, path: str, body: bytes) -> StatusError:
+    """The StatusError for a non-2xx answer (3xx handled by the caller). What a status
+    means for one operation only (409 on a workspace delete) is that operation's: its
+    ``Call.on_status``."""
     if status in (401, 403):
         return UnauthorizedError(status, method, path, body)
-    if status == 409 and busy:
-        return WorkspaceBusyError(status, method, path, body)
     return StatusError(status, method, path, body)

@@ -10,17 +10,14 @@ server sends is redacted of the key before any error or model can hold it.
 from __future__ import annotations
 
 import json
-from collections import deque
-from collections.abc import Callable
-from dataclasses import KW_ONLY, dataclass
 from enum import Enum
-from typing import Any, Final, Generic, TypeVar
+from typing import TYPE_CHECKING, Final, Generic, TypeVar
 from urllib.parse import quote
 
+from ._call import NO_BODY, Call, Response, Upload
 from ._checks import Endpoint
-from ._decode import parse_json
 from ._errors import (
-    DecodeError,
+    MAX_ERROR_BODY_BYTES,
     ProtocolError,
     RedirectError,
     RonchoError,
@@ -28,91 +25,27 @@ from ._errors import (
     status_error,
 )
 from ._http import BodyData, ResponseEnd, ResponseHead, ResponseParser, build_request
-from ._models import ChatAnswer, ChatChunk, Evidence
-from ._sse import SSEDecoder
 from ._version import __version__
+
+if TYPE_CHECKING:
+    from ._chat import ChatDecoder
+    from ._models import ChatChunk
 
 T = TypeVar("T")
 B = TypeVar("B", bytes, bytearray)
 
-# How much of an error body is worth reading: StatusError keeps 4 KiB of it.
-ERROR_BODY_BYTES: Final = 4096
 # With this much of a 2xx body still to come, the blocking client reads it into one buffer
 # of the body's exact size (see ``room``) instead of joining received chunks: less of a
 # body mostly arrives in one read, and joining one chunk costs nothing (no copy).
 WHOLE_BODY_BYTES: Final = 64 * 1024
 USER_AGENT: Final = f"roncho/{__version__}"
-NO_BODY: Final[Any] = object()
 
-_UTF8_JSON: Final = json.JSONEncoder(ensure_ascii=False, allow_nan=False, separators=(",", ":"))
-_ASCII_JSON: Final = json.JSONEncoder(ensure_ascii=True, allow_nan=False, separators=(",", ":"))
+_JSON: Final = json.JSONEncoder(ensure_ascii=False, allow_nan=False, separators=(",", ":"))
 
 
-def encode_json(body: object, ascii_only: bool = False) -> bytes:
-    """Compact UTF-8 JSON. ``ascii_only``: the caller knows every string in ``body`` is
-    ASCII without DEL, for which CPython's ASCII encoder writes the same bytes, faster."""
-    encoder = _ASCII_JSON if ascii_only else _UTF8_JSON
-    return encoder.encode(body).encode("utf-8")
-
-
-class Response:
-    """A complete 2xx answer. ``take_body()`` hands the bytes over, so the decoder can let
-    them go while parsing: holding the bytes, the text and the objects at once costs 3x.
-    A large body is the bytearray it was read into (copying it to bytes would cost a pass
-    over it and a second body's worth of memory)."""
-
-    __slots__ = ("_body", "head")
-
-    def __init__(self, head: ResponseHead, body: bytes | bytearray) -> None:
-        self.head = head
-        self._body = body
-
-    @property
-    def status(self) -> int:
-        return self.head.status
-
-    @property
-    def body(self) -> bytes | bytearray:
-        return self._body
-
-    def take_body(self) -> bytes | bytearray:
-        body, self._body = self._body, b""
-        return body
-
-
-@dataclass(slots=True, repr=False)
-class Call(Generic[T]):
-    """One operation, ready to send: pure data plus its decoder.
-
-    ``ascii_body`` says every string in ``body`` is ASCII without DEL, so the encoder's
-    faster ASCII mode gives the same bytes as UTF-8 (set only where that is known for free:
-    a batch of plain messages). ``busy`` says a 409 means WorkspaceBusyError;
-    ``on_status`` may turn a StatusError into a result (a 404 that means "not served") or a
-    clearer error; ``stream`` marks a call whose 2xx body is read as server-sent chat
-    events.
-    """
-
-    op: str
-    method: str
-    path: str
-    decode: Callable[[Response], T]
-    _: KW_ONLY
-    query: tuple[tuple[str, str], ...] = ()
-    body: Any = NO_BODY
-    ascii_body: bool = False
-    write: bool = False
-    busy: bool = False
-    stream: bool = False
-    on_status: Callable[[StatusError], T] | None = None
-    deadline: float | None = None
-
-    @property
-    def what(self) -> str:
-        """``METHOD /path`` for messages: never the query, never a header."""
-        return f"{self.method} {self.path}"
-
-    def __repr__(self) -> str:  # never the body: it is memory text
-        return f"<Call {self.op} {self.what}>"
+def encode_json(body: object) -> bytes:
+    """Compact UTF-8 JSON; NaN and infinities are refused (they are not JSON)."""
+    return _JSON.encode(body).encode("utf-8")
 
 
 class Sending:
@@ -183,11 +116,14 @@ class Exchange(Generic[T]):
         target = call.path
         if call.query:
             target += "?" + "&".join(f"{n}={quote(v, safe='')}" for n, v in call.query)
-        accept = "text/event-stream" if call.stream else "application/json"
+        accept = "text/event-stream" if call.stream is not None else "application/json"
         headers = [("Accept", accept), ("User-Agent", USER_AGENT)]
         payload = None
-        if call.body is not NO_BODY:
-            payload = encode_json(call.body, call.ascii_body)
+        if isinstance(call.body, Upload):
+            payload = call.body.data
+            headers.append(("Content-Type", call.body.content_type))
+        elif call.body is not NO_BODY:
+            payload = encode_json(call.body)
             headers.append(("Content-Type", "application/json"))
         return build_request(
             call.method, target, endpoint.host_header, headers, payload, bearer=self._key
@@ -282,7 +218,7 @@ class Exchange(Generic[T]):
             else:
                 self._chunks.append(event.data)
                 self._size += len(event.data)
-                if self.state is State.ERROR and self._size >= ERROR_BODY_BYTES:
+                if self.state is State.ERROR and self._size >= MAX_ERROR_BODY_BYTES:
                     self.state = State.DONE
         elif isinstance(event, ResponseHead):
             # The parser keeps the head too, and a frame a reporter records may reach both:
@@ -290,9 +226,9 @@ class Exchange(Generic[T]):
             event = self.head = self._parser.head = self._scrub(event)
             if not 200 <= event.status < 300:
                 self.state = State.ERROR
-            elif self.call.stream:
+            elif self.call.stream is not None:
                 self.state = State.STREAM
-                self.chat = ChatDecoder(
+                self.chat = self.call.stream(
                     self.call.op, event.get("content-type"), self._max_body, self.redact
                 )
             else:
@@ -334,8 +270,9 @@ class Exchange(Generic[T]):
         call = self.call
         if self.failing:
             failure = self.failure()
-            if call.on_status is not None and isinstance(failure, StatusError):
-                return call.on_status(failure)
+            meaning = call.on_status.get(failure.status)
+            if meaning is not None:
+                return meaning(failure)
             raise failure
         assert self.head is not None and self.state is State.DONE
         whole, self._whole = self._whole, None
@@ -347,19 +284,19 @@ class Exchange(Generic[T]):
         self._chunks = []
         return call.decode(response)
 
-    def failure(self) -> RonchoError:
+    def failure(self) -> StatusError:
         """The error for a non-2xx head; built from the redacted body and Location only."""
         head = self.head
         assert head is not None
         call = self.call
-        kept = self.redact(b"".join(self._chunks)[:ERROR_BODY_BYTES])
+        kept = self.redact(b"".join(self._chunks)[:MAX_ERROR_BODY_BYTES])
         self._chunks = []
         if 300 <= head.status < 400:
             location = head.get("location")  # the head was scrubbed of the key as it arrived
             if location is not None:
                 location = location[:200]
             return RedirectError(head.status, call.method, call.path, kept, location=location)
-        return status_error(head.status, call.method, call.path, kept, busy=call.busy)
+        return status_error(head.status, call.method, call.path, kept)
 
     def redact(self, data: B) -> B:
         """A server that echoes the request must not put the key into an error."""
@@ -377,168 +314,3 @@ class Exchange(Generic[T]):
             for name, value in head.headers
         )
         return head._replace(headers=headers)
-
-
-# -- decoders every operation shares -------------------------------------------------------
-def read_json(response: Response, op: str, *, allow_empty: bool = False) -> Any:
-    encoding = (response.head.get("content-encoding") or "identity").strip().lower()
-    if encoding != "identity":
-        raise DecodeError(
-            f"{op}: the answer is encoded with {encoding[:40]!r}, which roncho never asks for",
-            request_sent=True,
-        )
-    body = response.take_body()  # so only the text and the objects are alive at once
-    # isspace() stops at the first other byte; strip() would copy a large body.
-    if (not body or body.isspace()) and (allow_empty or response.status == 204):
-        return None
-    try:
-        text = body.decode("utf-8")
-        del body
-        return parse_json(text)
-    except UnicodeDecodeError:
-        raise DecodeError(f"{op}: the answer is not UTF-8", request_sent=True) from None
-    except RecursionError:
-        raise DecodeError(f"{op}: the answer nests too deeply", request_sent=True) from None
-    except ValueError as exc:
-        raise DecodeError(
-            f"{op}: the answer is not JSON ({str(exc)[:120]})", request_sent=True
-        ) from None
-
-
-def decoded(
-    op: str, model: Callable[[object, str], T], *, allow_empty: bool = False
-) -> Callable[[Response], T]:
-    """A decoder: the answer's JSON through ``model``; every failure says request_sent."""
-
-    def decode(response: Response) -> T:
-        data = read_json(response, op, allow_empty=allow_empty)
-        try:
-            return model(data, op)
-        except DecodeError as exc:
-            exc.request_sent = True
-            raise
-        except RecursionError:
-            raise DecodeError(f"{op}: the answer nests too deeply", request_sent=True) from None
-
-    return decode
-
-
-def nothing(response: Response) -> None:
-    """For 204 answers (and any other 2xx): the body is not read."""
-    return None
-
-
-# -- a streamed chat answer ----------------------------------------------------------------
-# The body of a streamed dialectic answer in, ChatChunks out. Both clients' streams pull
-# chunks through ``Exchange.next_chunk``, which feeds this decoder the body bytes. It owns
-# the SSE decoding, the JSON of each event, the final ``{"done": true}`` event, and the case
-# of a server that ignored ``stream: true`` and answered one JSON body. A body that ends
-# before the final event is a ProtocolError: a short answer never passes as a whole one.
-
-
-class ChatDecoder:
-    """Body bytes in (``feed``, then ``end`` at the end of the body), chunks out (``pop``).
-
-    Every error it raises has ``request_sent`` true: the server answered, so it had the
-    request. ``finished`` turns true with the final event; ``text`` and ``evidence`` hold
-    what arrived so far. An event that carries an error is a ProtocolError with the
-    server's words.
-    """
-
-    def __init__(
-        self,
-        op: str,
-        content_type: str | None,
-        max_bytes: int,
-        redact: Callable[[bytes], bytes] = bytes,
-    ) -> None:
-        self._op = op
-        self._redact = redact
-        self._sse = SSEDecoder(max_bytes)
-        self._pending: deque[ChatChunk] = deque()
-        self._parts: list[str] = []
-        self._json_body = (content_type or "").lower().startswith("application/json")
-        self._body = bytearray()  # only for a server that answered JSON instead of a stream
-        self.finished = False
-        self.evidence: Evidence | None = None
-
-    @property
-    def text(self) -> str:
-        """The content handed out so far."""
-        return "".join(self._parts)
-
-    @property
-    def pending(self) -> bool:
-        return bool(self._pending)
-
-    def pop(self) -> ChatChunk | None:
-        """The next chunk, or None until more bytes are fed."""
-        if not self._pending:
-            return None
-        chunk = self._pending.popleft()
-        self._parts.append(chunk.content)
-        if chunk.done:
-            self.evidence = chunk.evidence
-        return chunk
-
-    def feed(self, data: bytes) -> None:
-        if self.finished:
-            return
-        if self._json_body:
-            self._body += data
-            return
-        try:
-            for event in self._sse.feed(data):
-                if self._take_event(event.data):
-                    return  # nothing after the final event counts
-        except RonchoError as exc:
-            exc.request_sent = True
-            raise
-
-    def end(self) -> None:
-        """The body ended: finish a JSON answer, or refuse a stream without its final event."""
-        if self.finished:
-            return
-        if self._json_body:
-            self._finish_json()
-            return
-        raise ProtocolError(
-            f"{self._op}: the stream ended without its final event", request_sent=True
-        )
-
-    def _take_event(self, data: str) -> bool:
-        try:
-            payload = parse_json(data)
-        except (ValueError, RecursionError):
-            raise DecodeError(f"{self._op}: a stream event is not JSON") from None
-        # A server that fails while answering may end the stream with
-        # {"error": "...", "done": true}: an error, with its words, never a clean end.
-        failure = payload.get("error") if isinstance(payload, dict) else None
-        if failure:
-            said = failure if isinstance(failure, str) else json.dumps(failure)
-            raise ProtocolError(
-                f"{self._op}: the server ended the stream with an error: {said[:300]}",
-                request_sent=True,
-            )
-        chunk = ChatChunk.from_json(payload, self._op)
-        self._pending.append(chunk)
-        if chunk.done:
-            self.finished = True
-        return chunk.done
-
-    def _finish_json(self) -> None:
-        body = self._redact(bytes(self._body))
-        self._body = bytearray()
-        try:
-            data = parse_json(body.decode("utf-8"))
-        except (ValueError, RecursionError):
-            raise DecodeError(f"{self._op}: the answer is not JSON", request_sent=True) from None
-        try:
-            answer = ChatAnswer.from_json(data, self._op)
-        except DecodeError as exc:
-            exc.request_sent = True
-            raise
-        self._pending.append(
-            ChatChunk(content=answer.content or "", done=True, evidence=answer.evidence)
-        )
-        self.finished = True

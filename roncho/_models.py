@@ -29,7 +29,6 @@ from datetime import datetime
 from typing import Any, Generic, TypeVar
 
 from ._checks import (
-    ID_PATTERN,
     MAX_BATCH,
     MAX_CONCLUSION_CHARS,
     MAX_MESSAGE_CHARS,
@@ -555,51 +554,15 @@ def render_batch(
     kind: type[MessageCreate] | type[ConclusionCreate],
     what: str,
     op: str,
-) -> tuple[list[JSON], bool]:
-    """1 to MAX_BATCH items of ``kind``, each rendered (and so checked) as JSON, and
-    whether every one was a plain message (below).
-
-    A plain message (an exact MessageCreate with ASCII content, no DEL, and no metadata,
-    time or configuration: memoryd's usual turn) is rendered here, giving what ``to_json``
-    gives and checking each distinct peer id once per batch; anything else, and every
-    refusal with its message, goes through ``to_json`` itself (tests/unit/test_fast_paths).
-    A batch of plain messages holds only ASCII text other than DEL, so the JSON encoder's
-    faster ASCII mode writes the very same bytes for it.
-    """
+) -> list[JSON]:
+    """1 to MAX_BATCH items of ``kind``, each rendered (and so checked) as JSON by its
+    ``to_json``: a batch the server would refuse is refused before anything is sent."""
     batch = list(items)
     if not 1 <= len(batch) <= MAX_BATCH:
         raise ConfigError(f"{op} takes 1 to {MAX_BATCH} {what}, got {len(batch)}")
-    valid_ids: set[str] = set()
     rendered = []
-    all_plain = True
     for i, item in enumerate(batch):
-        if kind is MessageCreate and type(item) is MessageCreate:
-            body = _plain_message(item, valid_ids)
-            if body is not None:
-                rendered.append(body)
-                continue
-        all_plain = False
         if not isinstance(item, kind):
             raise ConfigError(f"{what}[{i}] must be a {kind.__name__}")
         rendered.append(item.to_json(f"{what}[{i}]"))
-    return rendered, all_plain
-
-
-def _plain_message(message: MessageCreate, valid_ids: set[str]) -> JSON | None:
-    """``{"peer_id", "content"}`` for a message that needs no other check, else None."""
-    if message.metadata is not None or message.created_at is not None:
-        return None
-    if message.configuration is not None:
-        return None
-    peer, content = message.peer_id, message.content
-    if type(content) is not str or not content.isascii() or len(content) > MAX_MESSAGE_CHARS:
-        return None
-    if "\x7f" in content:  # ASCII, but written raw by the UTF-8 encoder and escaped by ASCII's
-        return None
-    if type(peer) is not str:
-        return None
-    if peer not in valid_ids:
-        if not ID_PATTERN.fullmatch(peer):
-            return None
-        valid_ids.add(peer)
-    return {"peer_id": peer, "content": content}
+    return rendered

@@ -5,13 +5,16 @@ Usage::
     python scripts/render_clients.py            # rewrite the parts between the markers
     python scripts/render_clients.py --check    # exit 1 if one of them is stale
 
-Every operation in roncho/_operations.py (a public function whose first parameter is
-``scope``, or a ``name = streamed(base, "name", doc)`` twin) becomes one method of each
-client, in the order the operations are written: the operation's parameters without
-``scope``, its docstring, and a one- or two-line body that builds the operation's call and
-hands it to the client's executor (``_run``, ``_open_stream`` or ``_walk``). What the method
-returns follows from what the operation returns: ``Call[X]`` gives ``X``, ``Pages[X]`` a
-walk over ``X``, a streamed twin the client's chat stream. The names the signatures use are
+Every operation in the catalogue, roncho/_operations/ (a public function whose first
+parameter is ``paths``, or a ``name = streamed(base, "name", doc)`` twin, in a module named
+in ``RESOURCES`` of its __init__.py), becomes one method of each client, in the order of
+``RESOURCES`` and of the operations in each module: the operation's parameters without
+``paths`` and with ``deadline`` (keyword-only, last: how long the call may take is the
+executor's, not the request's), its docstring, and a one- or two-line body that builds the
+operation's call and hands it, with the deadline, to the client's executor (``_run``,
+``_open_stream`` or ``_walk``). What the method returns follows from what the operation
+returns: ``Call[X]`` gives ``X``, ``Pages[X]`` a walk over ``X``, a streamed twin the
+client's chat stream. The names the signatures use are
 imported for the type checker in a second generated part. In roncho/__init__.py it writes
 the import of every public class of roncho/_models.py and ``__all__`` (every public name
 the package imports). Everything outside the markers is hand-written and left as it is.
@@ -32,7 +35,7 @@ sys.path.insert(0, str(REPO / "scripts"))  # _generated, also when a test loads 
 
 from _generated import splice  # noqa: E402
 
-OPERATIONS = REPO / "roncho" / "_operations.py"
+CATALOGUE = REPO / "roncho" / "_operations"
 CLIENTS = {"sync": REPO / "roncho" / "_client.py", "async": REPO / "roncho" / "aio" / "_client.py"}
 METHODS = (
     "    # BEGIN GENERATED methods (scripts/render_clients.py)\n",
@@ -51,26 +54,45 @@ WIDTH = 100  # the project's line length (pyproject.toml, ruff)
 
 @dataclass
 class Operation:
+    module: str  # its catalogue module: ``peers`` for roncho/_operations/peers.py
     name: str
-    args: ast.arguments  # without ``scope``
+    args: ast.arguments  # without ``paths``, with ``deadline``
     returns: ast.expr  # the operation's own annotation: Call[X], Pages[X]
     doc: str  # as written, indentation included
     kind: str  # "call", "walk" or "stream"
 
 
-def operations(source: str) -> list[Operation]:
-    """The operations of ``_operations``, in the order they are written."""
+def resources() -> list[str]:
+    """The catalogue's modules, in the order of ``RESOURCES`` in its __init__.py."""
+    tree = ast.parse((CATALOGUE / "__init__.py").read_text(encoding="utf-8"))
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and ast.unparse(node.targets[0]) == "RESOURCES":
+            assert isinstance(node.value, ast.Tuple)
+            return [ast.unparse(element) for element in node.value.elts]
+    raise SystemExit("roncho/_operations/__init__.py has no RESOURCES")
+
+
+def catalogue() -> list[Operation]:
+    """Every operation of the catalogue, in the clients' order."""
+    found = []
+    for module in resources():
+        found += operations(module, (CATALOGUE / f"{module}.py").read_text(encoding="utf-8"))
+    return found
+
+
+def operations(module: str, source: str) -> list[Operation]:
+    """The operations of one catalogue module, in the order they are written."""
     tree = ast.parse(source)
     functions = {n.name: n for n in tree.body if isinstance(n, ast.FunctionDef)}
     found = []
     for node in tree.body:
         if isinstance(node, ast.FunctionDef) and not node.name.startswith("_"):
             first = node.args.posonlyargs + node.args.args
-            if not first or first[0].arg != "scope":
+            if not first or first[0].arg != "paths":
                 continue  # a helper, not an operation
             assert node.returns is not None, node.name
             kind = "walk" if _head(node.returns) == "Pages" else "call"
-            found.append(Operation(node.name, _drop_scope(node.args), node.returns,
+            found.append(Operation(module, node.name, _method_args(node.args), node.returns,
                                    _doc(node), kind))  # fmt: skip
         elif isinstance(node, ast.Assign) and _is_streamed(node.value):
             call = node.value
@@ -80,8 +102,8 @@ def operations(source: str) -> list[Operation]:
             assert isinstance(doc, ast.Constant) and isinstance(doc.value, str)
             name = node.targets[0]
             assert isinstance(name, ast.Name)
-            found.append(Operation(name.id, _drop_scope(base.args), ast.Name("ChatStream"),
-                                   doc.value, "stream"))  # fmt: skip
+            found.append(Operation(module, name.id, _method_args(base.args),
+                                   ast.Name("ChatStream"), doc.value, "stream"))  # fmt: skip
     return found
 
 
@@ -98,12 +120,15 @@ def _head(annotation: ast.expr) -> str:
     return ast.unparse(node)
 
 
-def _drop_scope(args: ast.arguments) -> ast.arguments:
+def _method_args(args: ast.arguments) -> ast.arguments:
+    """The method's parameters: the operation's without ``paths``, and ``deadline`` last."""
+    assert not any(a.arg == "deadline" for a in args.kwonlyargs), "the executor's parameter"
     positional = [*args.posonlyargs, *args.args][1:]
     defaults = args.defaults[-len(positional) :] if args.defaults and positional else []
+    deadline = ast.arg("deadline", ast.parse("float | None", mode="eval").body)
     return ast.arguments(
-        posonlyargs=[], args=positional, vararg=None, kwonlyargs=args.kwonlyargs,
-        kw_defaults=args.kw_defaults, kwarg=None, defaults=defaults,
+        posonlyargs=[], args=positional, vararg=None, kwonlyargs=[*args.kwonlyargs, deadline],
+        kw_defaults=[*args.kw_defaults, ast.Constant(None)], kwarg=None, defaults=defaults,
     )  # fmt: skip
 
 
@@ -135,8 +160,10 @@ def _parameter(arg: ast.arg, default: ast.expr | None) -> str:
 
 
 def arguments(args: ast.arguments) -> list[str]:
-    """How the method passes its parameters on: positionally, then by keyword."""
-    return [a.arg for a in args.args] + [f"{a.arg}={a.arg}" for a in args.kwonlyargs]
+    """How the method passes its parameters on to the operation: positionally, then by
+    keyword (all but ``deadline``, which goes to the executor)."""
+    keywords = [a.arg for a in args.kwonlyargs if a.arg != "deadline"]
+    return [a.arg for a in args.args] + [f"{name}={name}" for name in keywords]
 
 
 def result(op: Operation, flavour: str) -> str:
@@ -178,30 +205,36 @@ def body(op: Operation, flavour: str) -> list[str]:
     the call first (``call = ops.name(...)``, wrapped as ruff would wrap it), then the
     executor."""
     executor = {"call": "_run", "stream": "_open_stream", "walk": "_walk"}[op.kind]
-    build = f"ops.{op.name}({', '.join(['self._scope', *arguments(op.args)])})"
+    build = f"{_function(op)}({', '.join(['self._paths', *arguments(op.args)])})"
     if flavour == "async" and op.kind == "walk":
         # An async generator, so that the operation's checks run at the first step of the
         # walk, as they always have, and the walk is typed AsyncIterator.
-        return [*_assign("pages", op, build), "        async for item in self._walk(pages):",
+        return [*_assign("pages", op, build),
+                "        async for item in self._walk(pages, deadline):",
                 "            yield item"]  # fmt: skip
     run = "return await self." if flavour == "async" else "return self."
-    one = f"        {run}{executor}({build})"
+    one = f"        {run}{executor}({build}, deadline)"
     if len(one) <= WIDTH:
         return [one]
     name = "pages" if op.kind == "walk" else "call"
-    return [*_assign(name, op, build), f"        {run}{executor}({name})"]
+    return [*_assign(name, op, build), f"        {run}{executor}({name}, deadline)"]
+
+
+def _function(op: Operation) -> str:
+    return f"ops.{op.module}.{op.name}"
 
 
 def _assign(name: str, op: Operation, build: str) -> list[str]:
-    """``name = ops.x(...)`` at eight spaces, wrapped as ruff would wrap it."""
+    """``name = ops.module.x(...)`` at eight spaces, wrapped as ruff would wrap it."""
     one = f"        {name} = {build}"
     if len(one) <= WIDTH:
         return [one]
-    args = ["self._scope", *arguments(op.args)]
+    args = ["self._paths", *arguments(op.args)]
     inner = "            " + ", ".join(args)
+    function = _function(op)
     if len(inner) <= WIDTH:
-        return [f"        {name} = ops.{op.name}(", inner, "        )"]
-    return [f"        {name} = ops.{op.name}(", *(f"            {a}," for a in args), "        )"]
+        return [f"        {name} = {function}(", inner, "        )"]
+    return [f"        {name} = {function}(", *(f"            {a}," for a in args), "        )"]
 
 
 def methods(ops: list[Operation], flavour: str) -> str:
@@ -212,15 +245,26 @@ def methods(ops: list[Operation], flavour: str) -> str:
 
 
 # -- the names the signatures use ---------------------------------------------------------
-def imported_names(source: str) -> dict[str, str]:
-    """Every name a module imports at its top, with the module it comes from (a relative
-    import read as one from roncho/, which holds for _operations, whose table this is)."""
+def imported_names(source: str, package: str = "roncho") -> dict[str, str]:
+    """Every name a module of ``package`` imports at its top, with the module it comes
+    from."""
     names = {}
     for node in ast.parse(source).body:
         if isinstance(node, ast.ImportFrom) and node.module != "__future__":
-            module = f"roncho.{node.module or ''}" if node.level else str(node.module)
+            module = str(node.module)
+            if node.level:
+                base = package.split(".")[: len(package.split(".")) - node.level + 1]
+                module = ".".join([*base, node.module] if node.module else base)
             for alias in node.names:
                 names[alias.asname or alias.name] = module
+    return names
+
+
+def catalogue_names() -> dict[str, str]:
+    """Every name the catalogue's modules import, with the module it comes from."""
+    names: dict[str, str] = {}
+    for path in sorted(CATALOGUE.glob("*.py")):
+        names.update(imported_names(path.read_text(encoding="utf-8"), "roncho._operations"))
     return names
 
 
@@ -243,7 +287,7 @@ def used_names(ops: list[Operation], flavour: str) -> set[str]:
 def imports(ops: list[Operation], flavour: str, client: str) -> str:
     """``from ... import ...`` lines for the type checker (isort's order, as ruff keeps it):
     each name the signatures use that the client module does not already import."""
-    known = imported_names(OPERATIONS.read_text(encoding="utf-8"))
+    known = catalogue_names()
     known["Iterator"] = known["AsyncIterator"] = "collections.abc"
     known["ChatStream"] = "roncho._stream"
     known["AsyncChatStream"] = "roncho.aio._stream"
@@ -311,7 +355,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--check", action="store_true", help="only say whether it is stale")
     options = parser.parse_args(argv)
-    ops = operations(OPERATIONS.read_text(encoding="utf-8"))
+    ops = catalogue()
     stale = 0
     for flavour, path in [*CLIENTS.items(), ("package", PACKAGE)]:
         before = path.read_text(encoding="utf-8")

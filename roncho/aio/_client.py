@@ -15,10 +15,11 @@ from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING, TypeVar
 
 from .. import _operations as ops
+from .._call import Call
 from .._checks import MAX_PAGE_SIZE
 from .._client import DEFAULT_MAX_RESPONSE_BYTES, ClientCore
 from .._errors import RonchoError
-from .._exchange import Call, Exchange
+from .._exchange import Exchange
 from .._operations import Pages
 from ._stream import AsyncChatStream, AsyncClosing
 from ._transport import AsyncConnection, connect
@@ -96,8 +97,8 @@ class AsyncClient(ClientCore, AsyncClosing):
         An existing workspace ignores the metadata and configuration sent; use
         update_workspace() to change them.
         """
-        call = ops.get_or_create_workspace(self._scope, metadata, configuration, deadline=deadline)
-        return await self._run(call)
+        call = ops.workspaces.get_or_create_workspace(self._paths, metadata, configuration)
+        return await self._run(call, deadline)
 
     async def update_workspace(
         self,
@@ -110,8 +111,8 @@ class AsyncClient(ClientCore, AsyncClosing):
 
         The server creates the workspace if it does not exist.
         """
-        call = ops.update_workspace(self._scope, metadata, configuration, deadline=deadline)
-        return await self._run(call)
+        call = ops.workspaces.update_workspace(self._paths, metadata, configuration)
+        return await self._run(call, deadline)
 
     async def list_workspaces(
         self,
@@ -123,10 +124,10 @@ class AsyncClient(ClientCore, AsyncClosing):
         deadline: float | None = None,
     ) -> Page[Workspace]:
         """``POST /v3/workspaces/list``; admin-only once authentication is on."""
-        call = ops.list_workspaces(
-            self._scope, page=page, size=size, reverse=reverse, filters=filters, deadline=deadline
+        call = ops.workspaces.list_workspaces(
+            self._paths, page=page, size=size, reverse=reverse, filters=filters
         )
-        return await self._run(call)
+        return await self._run(call, deadline)
 
     async def delete_workspace(self, *, deadline: float | None = None) -> DeleteAccepted:
         """``DELETE /v3/workspaces/{id}``: 202, purged in the background.
@@ -135,7 +136,7 @@ class AsyncClient(ClientCore, AsyncClosing):
             WorkspaceBusyError: 409, the workspace still has active sessions; delete them
                 first (a session delete makes it inactive at once).
         """
-        return await self._run(ops.delete_workspace(self._scope, deadline=deadline))
+        return await self._run(ops.workspaces.delete_workspace(self._paths), deadline)
 
     async def get_or_create_peer(
         self,
@@ -149,10 +150,8 @@ class AsyncClient(ClientCore, AsyncClosing):
 
         The only configuration key the server reads is ``observe_me`` (default true).
         """
-        call = ops.get_or_create_peer(
-            self._scope, peer_id, metadata, configuration, deadline=deadline
-        )
-        return await self._run(call)
+        call = ops.peers.get_or_create_peer(self._paths, peer_id, metadata, configuration)
+        return await self._run(call, deadline)
 
     async def update_peer(
         self,
@@ -163,8 +162,8 @@ class AsyncClient(ClientCore, AsyncClosing):
         deadline: float | None = None,
     ) -> Peer:
         """``PUT .../peers/{peer}``: both fields replace wholesale when given."""
-        call = ops.update_peer(self._scope, peer_id, metadata, configuration, deadline=deadline)
-        return await self._run(call)
+        call = ops.peers.update_peer(self._paths, peer_id, metadata, configuration)
+        return await self._run(call, deadline)
 
     async def list_peers(
         self,
@@ -176,10 +175,10 @@ class AsyncClient(ClientCore, AsyncClosing):
         deadline: float | None = None,
     ) -> Page[Peer]:
         """``POST .../peers/list`` (a POST, as the server has it; there is no GET)."""
-        call = ops.list_peers(
-            self._scope, page=page, size=size, reverse=reverse, filters=filters, deadline=deadline
+        call = ops.peers.list_peers(
+            self._paths, page=page, size=size, reverse=reverse, filters=filters
         )
-        return await self._run(call)
+        return await self._run(call, deadline)
 
     async def get_or_create_session(
         self,
@@ -196,10 +195,10 @@ class AsyncClient(ClientCore, AsyncClosing):
         map for it. Use set_session_peer_config() to change it. A deleted session answers
         404 until the server has purged it.
         """
-        call = ops.get_or_create_session(
-            self._scope, session_id, peers, metadata, configuration, deadline=deadline
+        call = ops.sessions.get_or_create_session(
+            self._paths, session_id, peers, metadata, configuration
         )
-        return await self._run(call)
+        return await self._run(call, deadline)
 
     async def update_session(
         self,
@@ -210,10 +209,8 @@ class AsyncClient(ClientCore, AsyncClosing):
         deadline: float | None = None,
     ) -> Session:
         """``PUT .../sessions/{id}``: metadata replaces; configuration merges top-level keys."""
-        call = ops.update_session(
-            self._scope, session_id, metadata, configuration, deadline=deadline
-        )
-        return await self._run(call)
+        call = ops.sessions.update_session(self._paths, session_id, metadata, configuration)
+        return await self._run(call, deadline)
 
     async def list_sessions(
         self,
@@ -225,26 +222,24 @@ class AsyncClient(ClientCore, AsyncClosing):
         deadline: float | None = None,
     ) -> Page[Session]:
         """``POST .../sessions/list``: active sessions only."""
-        call = ops.list_sessions(
-            self._scope, page=page, size=size, reverse=reverse, filters=filters, deadline=deadline
+        call = ops.sessions.list_sessions(
+            self._paths, page=page, size=size, reverse=reverse, filters=filters
         )
-        return await self._run(call)
+        return await self._run(call, deadline)
 
     async def list_session_peers(
         self, session_id: str, *, page: int = 1, size: int = 50, deadline: float | None = None
     ) -> Page[Peer]:
         """``GET .../sessions/{id}/peers``: active members only."""
-        call = ops.list_session_peers(
-            self._scope, session_id, page=page, size=size, deadline=deadline
-        )
-        return await self._run(call)
+        call = ops.sessions.list_session_peers(self._paths, session_id, page=page, size=size)
+        return await self._run(call, deadline)
 
     async def get_session_peer_config(
         self, session_id: str, peer_id: str, *, deadline: float | None = None
     ) -> SessionPeerConfig:
         """``GET .../sessions/{s}/peers/{p}/config``."""
-        call = ops.get_session_peer_config(self._scope, session_id, peer_id, deadline=deadline)
-        return await self._run(call)
+        call = ops.sessions.get_session_peer_config(self._paths, session_id, peer_id)
+        return await self._run(call, deadline)
 
     async def set_session_peer_config(
         self,
@@ -261,15 +256,10 @@ class AsyncClient(ClientCore, AsyncClosing):
         one flag must be given (ConfigError otherwise): an empty update would still add
         the peer to the session.
         """
-        call = ops.set_session_peer_config(
-            self._scope,
-            session_id,
-            peer_id,
-            observe_me=observe_me,
-            observe_others=observe_others,
-            deadline=deadline,
+        call = ops.sessions.set_session_peer_config(
+            self._paths, session_id, peer_id, observe_me=observe_me, observe_others=observe_others
         )
-        return await self._run(call)
+        return await self._run(call, deadline)
 
     async def delete_session(
         self, session_id: str, *, deadline: float | None = None
@@ -279,7 +269,7 @@ class AsyncClient(ClientCore, AsyncClosing):
         Its messages stay listable and its id answers 404 until the background purge,
         which also removes conclusions made in that session.
         """
-        return await self._run(ops.delete_session(self._scope, session_id, deadline=deadline))
+        return await self._run(ops.sessions.delete_session(self._paths, session_id), deadline)
 
     async def add_messages(
         self, session_id: str, messages: Iterable[MessageCreate], *, deadline: float | None = None
@@ -289,8 +279,8 @@ class AsyncClient(ClientCore, AsyncClosing):
         If this raises with ``error.request_sent`` true, the server may have stored the
         batch: list the session's newest messages before sending it again.
         """
-        call = ops.add_messages(self._scope, session_id, messages, deadline=deadline)
-        return await self._run(call)
+        call = ops.messages.add_messages(self._paths, session_id, messages)
+        return await self._run(call, deadline)
 
     async def list_messages(
         self,
@@ -306,16 +296,10 @@ class AsyncClient(ClientCore, AsyncClosing):
 
         An unknown session gives an empty page, not 404.
         """
-        call = ops.list_messages(
-            self._scope,
-            session_id,
-            page=page,
-            size=size,
-            reverse=reverse,
-            filters=filters,
-            deadline=deadline,
+        call = ops.messages.list_messages(
+            self._paths, session_id, page=page, size=size, reverse=reverse, filters=filters
         )
-        return await self._run(call)
+        return await self._run(call, deadline)
 
     async def iter_messages(
         self,
@@ -331,18 +315,18 @@ class AsyncClient(ClientCore, AsyncClosing):
         ``deadline`` bounds each page's call, not the whole walk. Messages added while
         walking may shift pages; walk ``reverse=True`` from the newest to see them first.
         """
-        pages = ops.iter_messages(
-            self._scope, session_id, size=size, reverse=reverse, filters=filters, deadline=deadline
+        pages = ops.messages.iter_messages(
+            self._paths, session_id, size=size, reverse=reverse, filters=filters
         )
-        async for item in self._walk(pages):
+        async for item in self._walk(pages, deadline):
             yield item
 
     async def get_message(
         self, session_id: str, message_id: str, *, deadline: float | None = None
     ) -> Message:
         """``GET .../sessions/{s}/messages/{id}``."""
-        call = ops.get_message(self._scope, session_id, message_id, deadline=deadline)
-        return await self._run(call)
+        call = ops.messages.get_message(self._paths, session_id, message_id)
+        return await self._run(call, deadline)
 
     async def update_message_metadata(
         self,
@@ -353,10 +337,8 @@ class AsyncClient(ClientCore, AsyncClosing):
         deadline: float | None = None,
     ) -> Message:
         """``PUT .../messages/{id}``: replaces the metadata. Content can never be edited."""
-        call = ops.update_message_metadata(
-            self._scope, session_id, message_id, metadata, deadline=deadline
-        )
-        return await self._run(call)
+        call = ops.messages.update_message_metadata(self._paths, session_id, message_id, metadata)
+        return await self._run(call, deadline)
 
     async def create_conclusions(
         self, conclusions: Iterable[ConclusionCreate], *, deadline: float | None = None
@@ -366,7 +348,8 @@ class AsyncClient(ClientCore, AsyncClosing):
         The server does not deduplicate: after an error with ``request_sent`` true, list
         the conclusions before sending again.
         """
-        return await self._run(ops.create_conclusions(self._scope, conclusions, deadline=deadline))
+        call = ops.conclusions.create_conclusions(self._paths, conclusions)
+        return await self._run(call, deadline)
 
     async def list_conclusions(
         self,
@@ -378,10 +361,10 @@ class AsyncClient(ClientCore, AsyncClosing):
         deadline: float | None = None,
     ) -> Page[Conclusion]:
         """``POST .../conclusions/list``: newest first unless ``reverse`` (unlike other lists)."""
-        call = ops.list_conclusions(
-            self._scope, filters, page=page, size=size, reverse=reverse, deadline=deadline
+        call = ops.conclusions.list_conclusions(
+            self._paths, filters, page=page, size=size, reverse=reverse
         )
-        return await self._run(call)
+        return await self._run(call, deadline)
 
     async def query_conclusions(
         self,
@@ -399,21 +382,21 @@ class AsyncClient(ClientCore, AsyncClosing):
         The server refuses a query without observer and observed, so both are required;
         they travel inside ``filters``, as the server wants them.
         """
-        call = ops.query_conclusions(
-            self._scope,
+        call = ops.conclusions.query_conclusions(
+            self._paths,
             query,
             observer_id,
             observed_id,
             top_k=top_k,
             distance=distance,
             filters=filters,
-            deadline=deadline,
         )
-        return await self._run(call)
+        return await self._run(call, deadline)
 
     async def delete_conclusion(self, conclusion_id: str, *, deadline: float | None = None) -> None:
         """``DELETE .../conclusions/{id}``: 204 with an empty body."""
-        return await self._run(ops.delete_conclusion(self._scope, conclusion_id, deadline=deadline))
+        call = ops.conclusions.delete_conclusion(self._paths, conclusion_id)
+        return await self._run(call, deadline)
 
     async def search(
         self,
@@ -424,8 +407,8 @@ class AsyncClient(ClientCore, AsyncClosing):
         deadline: float | None = None,
     ) -> tuple[Message, ...]:
         """``POST .../search`` across the workspace; the answer is a bare array of messages."""
-        call = ops.search(self._scope, query, limit=limit, filters=filters, deadline=deadline)
-        return await self._run(call)
+        call = ops.search.search(self._paths, query, limit=limit, filters=filters)
+        return await self._run(call, deadline)
 
     async def search_peer(
         self,
@@ -437,10 +420,8 @@ class AsyncClient(ClientCore, AsyncClosing):
         deadline: float | None = None,
     ) -> tuple[Message, ...]:
         """``POST .../peers/{id}/search``: the server forces ``peer_id`` into the filters."""
-        call = ops.search_peer(
-            self._scope, peer_id, query, limit=limit, filters=filters, deadline=deadline
-        )
-        return await self._run(call)
+        call = ops.search.search_peer(self._paths, peer_id, query, limit=limit, filters=filters)
+        return await self._run(call, deadline)
 
     async def search_session(
         self,
@@ -452,10 +433,10 @@ class AsyncClient(ClientCore, AsyncClosing):
         deadline: float | None = None,
     ) -> tuple[Message, ...]:
         """``POST .../sessions/{id}/search``: the server forces ``session_id`` into filters."""
-        call = ops.search_session(
-            self._scope, session_id, query, limit=limit, filters=filters, deadline=deadline
+        call = ops.search.search_session(
+            self._paths, session_id, query, limit=limit, filters=filters
         )
-        return await self._run(call)
+        return await self._run(call, deadline)
 
     async def chat(
         self,
@@ -476,8 +457,8 @@ class AsyncClient(ClientCore, AsyncClosing):
         ``read_timeout`` (see with_options()). ``filters`` may hold only ``session_id``.
         ``include_evidence`` needs a server newer than 3.0.12.
         """
-        call = ops.chat(
-            self._scope,
+        call = ops.chat.chat(
+            self._paths,
             peer_id,
             query,
             target=target,
@@ -486,9 +467,8 @@ class AsyncClient(ClientCore, AsyncClosing):
             include_evidence=include_evidence,
             response_format=response_format,
             filters=filters,
-            deadline=deadline,
         )
-        return await self._run(call)
+        return await self._run(call, deadline)
 
     async def chat_stream(
         self,
@@ -508,8 +488,8 @@ class AsyncClient(ClientCore, AsyncClosing):
         The idle read timeout applies between chunks, so a slow answer can be told from
         a dead one. The final chunk has ``done`` set and carries any evidence.
         """
-        call = ops.chat_stream(
-            self._scope,
+        call = ops.chat.chat_stream(
+            self._paths,
             peer_id,
             query,
             target=target,
@@ -518,9 +498,8 @@ class AsyncClient(ClientCore, AsyncClosing):
             include_evidence=include_evidence,
             response_format=response_format,
             filters=filters,
-            deadline=deadline,
         )
-        return await self._open_stream(call)
+        return await self._open_stream(call, deadline)
 
     async def chat_workspace(
         self,
@@ -536,16 +515,15 @@ class AsyncClient(ClientCore, AsyncClosing):
 
         Raises StatusError saying so when the server has no such route (404 or 405).
         """
-        call = ops.chat_workspace(
-            self._scope,
+        call = ops.chat.chat_workspace(
+            self._paths,
             query,
             session_id=session_id,
             reasoning_level=reasoning_level,
             include_evidence=include_evidence,
             response_format=response_format,
-            deadline=deadline,
         )
-        return await self._run(call)
+        return await self._run(call, deadline)
 
     async def chat_workspace_stream(
         self,
@@ -558,16 +536,15 @@ class AsyncClient(ClientCore, AsyncClosing):
         deadline: float | None = None,
     ) -> AsyncChatStream:
         """chat_workspace() as a stream of ChatChunk."""
-        call = ops.chat_workspace_stream(
-            self._scope,
+        call = ops.chat.chat_workspace_stream(
+            self._paths,
             query,
             session_id=session_id,
             reasoning_level=reasoning_level,
             include_evidence=include_evidence,
             response_format=response_format,
-            deadline=deadline,
         )
-        return await self._open_stream(call)
+        return await self._open_stream(call, deadline)
 
     async def get_or_create_webhook(
         self, url: str, *, deadline: float | None = None
@@ -583,18 +560,18 @@ class AsyncClient(ClientCore, AsyncClosing):
             StatusError: 422 when the server refuses the URL (a private or loopback IP literal
                 among them: the message says what to give instead); 404 for a missing workspace.
         """
-        return await self._run(ops.get_or_create_webhook(self._scope, url, deadline=deadline))
+        return await self._run(ops.webhooks.get_or_create_webhook(self._paths, url), deadline)
 
     async def list_webhooks(
         self, *, page: int = 1, size: int = 50, deadline: float | None = None
     ) -> Page[WebhookEndpoint]:
         """``GET .../webhooks``: one page of this workspace's endpoints (``created`` is None)."""
-        call = ops.list_webhooks(self._scope, page=page, size=size, deadline=deadline)
-        return await self._run(call)
+        call = ops.webhooks.list_webhooks(self._paths, page=page, size=size)
+        return await self._run(call, deadline)
 
     async def delete_webhook(self, endpoint_id: str, *, deadline: float | None = None) -> None:
         """``DELETE .../webhooks/{id}``: 204; an unknown id answers 404 (a StatusError)."""
-        return await self._run(ops.delete_webhook(self._scope, endpoint_id, deadline=deadline))
+        return await self._run(ops.webhooks.delete_webhook(self._paths, endpoint_id), deadline)
 
     async def trigger_webhook_test(self, *, deadline: float | None = None) -> None:
         """``GET .../webhooks/test``: the server sends a ``test.event`` to every endpoint.
@@ -603,14 +580,14 @@ class AsyncClient(ClientCore, AsyncClosing):
         delivery follows when the server's deriver gets to it (about a second on 3.0.12), and
         not at all if the server has no webhook secret.
         """
-        return await self._run(ops.trigger_webhook_test(self._scope, deadline=deadline))
+        return await self._run(ops.webhooks.trigger_webhook_test(self._paths), deadline)
 
     async def probe(self, *, deadline: float | None = None) -> Health:
         """``GET /health``: the cheapest call that shows the server is up.
 
         Honcho 3.2 exposes no version here or in any header; see server_version().
         """
-        return await self._run(ops.probe(self._scope, deadline=deadline))
+        return await self._run(ops.server.probe(self._paths), deadline)
 
     async def server_version(self, *, deadline: float | None = None) -> str | None:
         """``info.version`` from ``GET /openapi.json``, the only place Honcho states it.
@@ -619,7 +596,7 @@ class AsyncClient(ClientCore, AsyncClosing):
         ``"unknown"`` (Honcho's Docker images before 3.1.1 do: they were built without their
         version, so it is unknown, not a version called "unknown").
         """
-        return await self._run(ops.server_version(self._scope, deadline=deadline))
+        return await self._run(ops.server.server_version(self._paths), deadline)
 
     async def queue_status(
         self,
@@ -637,14 +614,10 @@ class AsyncClient(ClientCore, AsyncClosing):
         ``payload->>'observer'``, which message items lack: they carry ``observers``), so it
         reports zeros for the deriver's main queue; use ``sender_id`` or ``session_id``.
         """
-        call = ops.queue_status(
-            self._scope,
-            observer_id=observer_id,
-            sender_id=sender_id,
-            session_id=session_id,
-            deadline=deadline,
+        call = ops.server.queue_status(
+            self._paths, observer_id=observer_id, sender_id=sender_id, session_id=session_id
         )
-        return await self._run(call)
+        return await self._run(call, deadline)
 
     async def create_key(
         self,
@@ -659,15 +632,14 @@ class AsyncClient(ClientCore, AsyncClosing):
 
         A server with authentication off answers 405 "Feature is disabled".
         """
-        call = ops.create_key(
-            self._scope,
+        call = ops.server.create_key(
+            self._paths,
             workspace_id=workspace_id,
             peer_id=peer_id,
             session_id=session_id,
             expires_at=expires_at,
-            deadline=deadline,
         )
-        return await self._run(call)
+        return await self._run(call, deadline)
 
     # END GENERATED methods
 
@@ -676,32 +648,35 @@ class AsyncClient(ClientCore, AsyncClosing):
         self._wipe()
 
     # -- how every method runs its operation: one connection per call ----------------------
-    async def _run(self, call: Call[T]) -> T:
+    async def _run(self, call: Call[T], deadline: float | None) -> T:
         """One whole call: its result, or the error its answer means."""
-        connection, exchange = await self._exchange(call)
+        connection, exchange = await self._exchange(call, deadline)
         connection.close()
         return exchange.result()
 
-    async def _open_stream(self, call: Call[None]) -> AsyncChatStream:
-        connection, exchange = await self._exchange(call)
+    async def _open_stream(self, call: Call[None], deadline: float | None) -> AsyncChatStream:
+        connection, exchange = await self._exchange(call, deadline)
         if exchange.chat is None:  # not a 2xx answer: the error it means
             connection.close()
             exchange.result()
         return AsyncChatStream(connection, exchange)
 
-    async def _walk(self, pages: Pages[T]) -> AsyncIterator[T]:
+    async def _walk(self, pages: Pages[T], deadline: float | None) -> AsyncIterator[T]:
+        """Each page is one call, and ``deadline`` bounds each, not the whole walk."""
         call: Call[Page[T]] | None = pages.first()
         while call is not None:
-            answer = await self._run(call)
+            answer = await self._run(call, deadline)
             for item in answer.items:
                 yield item
             call = pages.after(answer)
 
-    async def _exchange(self, call: Call[T]) -> tuple[AsyncConnection, Exchange[T]]:
+    async def _exchange(
+        self, call: Call[T], deadline: float | None
+    ) -> tuple[AsyncConnection, Exchange[T]]:
         """Connect, send, and read until the exchange needs no more (a stream: its head)."""
-        exchange, deadline = self._start(call)
+        exchange, clock = self._start(call, deadline)
         connection = await connect(
-            self._endpoint, self._limits, deadline, self._tls, call.what, type(self)._new_socket
+            self._endpoint, self._limits, clock, self._tls, call.what, type(self)._new_socket
         )
         try:
             with exchange.sending(self._endpoint) as wire:

@@ -29,8 +29,9 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import roncho
+from roncho import _call as call_module
+from roncho import _chat as chat_module
 from roncho import _client as client_module
-from roncho import _exchange as chat_module
 from roncho import _exchange as exchange_module
 from roncho.aio import AsyncClient
 
@@ -208,7 +209,7 @@ class Recorder:
                 method=request.method,
                 path=request.path,
                 query=[name for name, _ in request.query],
-                request=None if request.body is exchange_module.NO_BODY else request.body,
+                request=None if request.body is call_module.NO_BODY else request.body,
                 started=time.perf_counter(),
             )
             with recorder._lock:
@@ -221,21 +222,21 @@ class Recorder:
             call.content_type = exchange.head.get("content-type")
             call.head_seconds = time.perf_counter() - call.started
 
-        def _exchange(self: roncho.Client, request: Any) -> Any:
+        def _exchange(self: roncho.Client, request: Any, deadline: float | None) -> Any:
             call = _begin(request)
             try:
-                result = original_exchange(self, request)
+                result = original_exchange(self, request, deadline)
             except roncho.RonchoError as exc:
                 call.error = type(exc).__name__
                 raise
             _headed(call, result[1])
             return result
 
-        async def _async_exchange(self: AsyncClient, request: Any) -> Any:
+        async def _async_exchange(self: AsyncClient, request: Any, deadline: float | None) -> Any:
             # The facade runs each call in one loop thread: the thread-local is that thread's.
             call = _begin(request)
             try:
-                result = await original_async_exchange(self, request)
+                result = await original_async_exchange(self, request, deadline)
             except roncho.RonchoError as exc:
                 call.error = type(exc).__name__
                 raise

@@ -38,7 +38,7 @@ from live_data import (
 from live_recorder import Recorder
 
 import roncho
-from roncho._exchange import Call, nothing
+from roncho._call import Call, nothing
 
 # -- O13 health and version ------------------------------------------------------------------
 
@@ -280,10 +280,11 @@ def test_o9_query_without_observer_is_422(world: World, recorder: Recorder) -> N
             Call(
                 "query_conclusions_unscoped",
                 "POST",
-                world.client._scope.ws("conclusions", "query"),
+                world.client._paths.in_workspace("conclusions", "query"),
                 nothing,
                 body={"query": "peanuts"},
-            )
+            ),
+            None,
         )
     assert caught.value.status == 422
     assert isinstance(caught.value.detail, str)

@@ -15,8 +15,10 @@ import pytest
 from live_recorder import Call, Recorder, check_label, path_template, scrub, shape
 
 import roncho
-from roncho._exchange import Call as WireCall
-from roncho._exchange import ChatDecoder, Exchange, nothing
+from roncho._call import Call as WireCall
+from roncho._call import nothing
+from roncho._chat import ChatDecoder
+from roncho._exchange import Exchange
 from roncho.testing import FakeHoncho
 
 SECRET_TEXT = "my sister's peanut allergy"
@@ -113,10 +115,11 @@ def test_recorder_file_has_no_values_host_or_key(tmp_path: Path) -> None:
                 WireCall(
                     "add_messages_invalid",
                     "POST",
-                    client._scope.ws("sessions", "s-1", "messages"),
+                    client._paths.in_workspace("sessions", "s-1", "messages"),
                     nothing,
                     body={"messages": [{"content": SECRET_TEXT}]},
-                )
+                ),
+                None,
             )
         assert SECRET_TEXT in caught.value.body.decode()
         client.close()

@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from roncho import ChatChunk, DecodeError, ProtocolError, ResponseTooLargeError
-from roncho._exchange import ChatDecoder
+from roncho._chat import ChatDecoder
 
 SSE = "text/event-stream"
 

@@ -28,6 +28,8 @@ from roncho import (
     WorkspaceBusyError,
 )
 from roncho._errors import MAX_ERROR_BODY_BYTES, status_error
+from roncho._operations import Paths
+from roncho._operations.workspaces import delete_workspace
 
 # child -> every class it must be a subclass of (the tree in the _errors docstring)
 TREE: dict[type[BaseException], tuple[type[BaseException], ...]] = {
@@ -201,8 +203,9 @@ def test_redirect_error_message_and_location() -> None:
     assert "without a Location" in str(RedirectError(302, "GET", "/x"))
 
 
-# ``busy`` is what the operation says (only delete_workspace gives 409 that meaning); the
-# error no longer guesses it from the path, so a session named "workspaces" cannot fool it.
+# ``busy`` is what the operation says (only delete_workspace gives 409 that meaning, through
+# its Call's on_status); the error does not guess it from the path, so a session named
+# "workspaces" cannot fool it.
 @pytest.mark.parametrize(
     ("status", "method", "path", "expected", "busy"),
     [
@@ -227,7 +230,12 @@ def test_status_error_mapping(
     status: int, method: str, path: str, expected: type[StatusError], busy: bool
 ) -> None:
     body = b'{"detail":"x"}'
-    error = status_error(status, method, path, body, busy=busy)
+    error = status_error(status, method, path, body)
+    meaning = delete_workspace(Paths("", "w")).on_status.get(status) if busy else None
+    if meaning is not None:
+        with pytest.raises(StatusError) as raised:
+            meaning(error)
+        error = raised.value
     assert type(error) is expected
     assert (error.status, error.method, error.path, error.body) == (status, method, path, body)
     assert error.request_sent is True

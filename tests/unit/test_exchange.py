@@ -19,12 +19,13 @@ from roncho import (
 )
 from roncho import _operations as ops
 from roncho._checks import parse_base_url
-from roncho._exchange import ERROR_BODY_BYTES, Exchange
+from roncho._errors import MAX_ERROR_BODY_BYTES as ERROR_BODY_BYTES
+from roncho._exchange import Exchange
 from roncho._http import build_request
 from roncho._network import Deadline
 
 ENDPOINT = parse_base_url("http://127.0.0.1:8000/pre")
-SCOPE = ops.Scope(ENDPOINT.prefix, "ws")
+PATHS = ops.Paths(ENDPOINT.prefix, "ws")
 KEY = bytearray(b"sk-secret")
 
 
@@ -43,7 +44,7 @@ def run(exchange: Exchange[object], data: bytes, step: int = 1) -> None:
 
 
 def test_the_whole_request_comes_from_one_function_with_the_key_after_host() -> None:
-    call = ops.get_or_create_peer(SCOPE, "alice")
+    call = ops.peers.get_or_create_peer(PATHS, "alice")
     wire = Exchange(call, KEY, 1024).request(ENDPOINT)
     assert isinstance(wire, bytearray)  # so the executor can wipe it once sent
     body = b'{"id":"alice"}'
@@ -68,7 +69,7 @@ def test_without_a_key_no_authorization_and_a_bodiless_post_says_length_zero() -
 
 @pytest.mark.parametrize("step", [1, 7, 10_000])
 def test_an_answer_in_any_split_decodes(step: int) -> None:
-    exchange = Exchange(ops.get_or_create_peer(SCOPE, "alice"), None, 1 << 20)
+    exchange = Exchange(ops.peers.get_or_create_peer(PATHS, "alice"), None, 1 << 20)
     body = json.dumps({"id": "alice", "workspace_id": "ws", "created_at": "2026-11-30T12:00:00Z"})
     run(exchange, answer(201, body.encode(), "Content-Type: application/json"), step)
     peer = exchange.result()
@@ -77,8 +78,8 @@ def test_an_answer_in_any_split_decodes(step: int) -> None:
 
 def test_busy_is_the_operations_word_not_the_paths() -> None:
     for call, expected in [
-        (ops.delete_workspace(SCOPE), WorkspaceBusyError),
-        (ops.delete_session(SCOPE, "workspaces"), StatusError),
+        (ops.workspaces.delete_workspace(PATHS), WorkspaceBusyError),
+        (ops.sessions.delete_session(PATHS, "workspaces"), StatusError),
     ]:
         exchange = Exchange(call, None, 1 << 20)
         run(exchange, answer(409, b'{"detail":"busy"}'))
@@ -88,7 +89,7 @@ def test_busy_is_the_operations_word_not_the_paths() -> None:
 
 
 def test_an_error_body_is_read_only_so_far_and_redacted() -> None:
-    exchange = Exchange(ops.probe(SCOPE), KEY, 1 << 20)
+    exchange = Exchange(ops.server.probe(PATHS), KEY, 1 << 20)
     exchange.received(answer(500, b"sk-secret " + b"x" * 10 * ERROR_BODY_BYTES))
     assert not exchange.needs_more  # it stops reading once it has what an error keeps
     with pytest.raises(StatusError) as info:
@@ -97,7 +98,7 @@ def test_an_error_body_is_read_only_so_far_and_redacted() -> None:
 
 
 def test_a_redirect_is_an_error_with_its_location_redacted() -> None:
-    exchange = Exchange(ops.probe(SCOPE), KEY, 1 << 20)
+    exchange = Exchange(ops.server.probe(PATHS), KEY, 1 << 20)
     run(exchange, answer(302, b"", "Location: http://elsewhere/?k=sk-secret"))
     with pytest.raises(RedirectError) as info:
         exchange.result()
@@ -105,20 +106,20 @@ def test_a_redirect_is_an_error_with_its_location_redacted() -> None:
 
 
 def test_a_parser_error_names_the_request_and_says_it_was_sent() -> None:
-    exchange = Exchange(ops.probe(SCOPE), None, 1 << 20)
+    exchange = Exchange(ops.server.probe(PATHS), None, 1 << 20)
     with pytest.raises(ProtocolError, match=r"^GET /pre/health: malformed status line") as info:
         exchange.received(b"HTTP/9 200 OK\r\n\r\n")
     assert info.value.request_sent is True
 
 
 def test_on_status_turns_a_404_into_a_result() -> None:
-    exchange = Exchange(ops.server_version(SCOPE), None, 1 << 20)
+    exchange = Exchange(ops.server.server_version(PATHS), None, 1 << 20)
     run(exchange, answer(404, b'{"detail":"Not Found"}'))
     assert exchange.result() is None
 
 
 def test_a_decode_failure_says_the_request_was_sent() -> None:
-    exchange = Exchange(ops.probe(SCOPE), None, 1 << 20)
+    exchange = Exchange(ops.server.probe(PATHS), None, 1 << 20)
     run(exchange, answer(200, b"[1, 2]"))
     with pytest.raises(DecodeError) as info:
         exchange.result()
@@ -126,7 +127,7 @@ def test_a_decode_failure_says_the_request_was_sent() -> None:
 
 
 def test_a_stream_stops_at_its_head_until_the_stream_pulls() -> None:
-    exchange = Exchange(ops.chat_stream(SCOPE, "alice", "q"), None, 1 << 20)
+    exchange = Exchange(ops.chat.chat_stream(PATHS, "alice", "q"), None, 1 << 20)
     exchange.received(
         b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n\r\n"
         b'data: {"delta": {"content": "hi"}, "done": false}\n\n'

@@ -13,9 +13,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from roncho import ConfigError, DecodeError, Message, MessageCreate
+from roncho._call import Response
 from roncho._checks import check_json, check_metadata
 from roncho._decode import Fields
-from roncho._exchange import Response, encode_json
+from roncho._exchange import encode_json
 from roncho._http import ResponseHead
 from roncho._models import ConclusionCreate, render_batch
 
@@ -211,34 +212,17 @@ def test_plain_message_fast_path_agrees_with_to_json(batch: list[MessageCreate])
     """The same bodies, or the same refusal (the fast path hands refusals to to_json)."""
     expected = _slow_batch(batch)
     try:
-        got: list[dict[str, Any]] | str = render_batch(batch, MessageCreate, "messages", "op")[0]
+        got: list[dict[str, Any]] | str = render_batch(batch, MessageCreate, "messages", "op")
     except ConfigError as exc:
         got = str(exc)
     assert got == expected
 
 
-@given(st.lists(messages, min_size=1, max_size=5))
-def test_a_batch_called_ascii_encodes_to_the_same_bytes(batch: list[MessageCreate]) -> None:
-    """When render_batch says "all plain", the ASCII encoder's bytes are the UTF-8 ones."""
-    try:
-        items, ascii_only = render_batch(batch, MessageCreate, "messages", "op")
-    except ConfigError:
-        return
-    body = {"messages": items}
-    if ascii_only:
-        assert encode_json(body, True) == encode_json(body, False)
-
-
 @pytest.mark.parametrize("content", ["caf\u00e9", "bell\x07", "del\x7f", "\\u00e9", 'q"\\'])
-def test_only_printable_or_escaped_ascii_takes_the_ascii_encoder(content: str) -> None:
-    """Non-ASCII and DEL (raw in UTF-8 JSON, escaped in ASCII JSON) are never called ASCII;
-    control characters and backslashes are escaped alike by both encoders."""
+def test_a_batch_is_encoded_as_compact_utf8_json(content: str) -> None:
+    """Non-ASCII and DEL are written raw, control characters and backslashes escaped."""
     batch = [MessageCreate(peer_id="alice", content=content)]
-    items, ascii_only = render_batch(batch, MessageCreate, "messages", "op")
-    assert ascii_only == (content.isascii() and "\x7f" not in content)
-    body = {"messages": items}
-    if ascii_only:
-        assert encode_json(body, True) == encode_json(body, False)
+    body = {"messages": render_batch(batch, MessageCreate, "messages", "op")}
     assert encode_json(body).decode("utf-8") == json.dumps(
         body, ensure_ascii=False, separators=(",", ":")
     )

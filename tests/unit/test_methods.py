@@ -20,7 +20,7 @@ from roncho import _operations as ops
 from roncho._models import Page
 from roncho.aio import AsyncClient
 
-SCOPE = ops.Scope("", "ws")
+PATHS = ops.Paths("", "ws")
 RENDER = Path(__file__).resolve().parents[2] / "scripts" / "render_clients.py"
 
 
@@ -31,8 +31,13 @@ def catalogue() -> list[str]:
     render = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = render  # its dataclass looks its module up there
     spec.loader.exec_module(render)
-    source = Path(inspect.getfile(ops)).read_text(encoding="utf-8")
-    return [op.name for op in render.operations(source)]
+    return [op.name for op in render.catalogue()]
+
+
+def operation(name: str) -> Any:
+    """The catalogue's function for an operation, in whichever resource module holds it."""
+    (found,) = [vars(m)[name] for m in ops.RESOURCES if name in vars(m)]
+    return found
 
 
 def test_each_client_holds_a_plain_function_for_every_operation() -> None:
@@ -42,7 +47,7 @@ def test_each_client_holds_a_plain_function_for_every_operation() -> None:
         for name in names:
             method = vars(cls)[name]
             assert inspect.isfunction(method) and method.__name__ == name, (cls, name)
-            assert inspect.getdoc(method) == inspect.getdoc(getattr(ops, name))
+            assert inspect.getdoc(method) == inspect.getdoc(operation(name))
 
 
 def test_the_source_of_a_method_is_the_method_that_runs() -> None:
@@ -50,8 +55,9 @@ def test_the_source_of_a_method_is_the_method_that_runs() -> None:
     for cls, keyword in ((roncho.Client, "def"), (AsyncClient, "async def")):
         source = inspect.getsource(cls.get_or_create_peer)
         assert source.lstrip().startswith(f"{keyword} get_or_create_peer(")
-        assert "ops.get_or_create_peer(" in source
-        assert "self._scope, peer_id, metadata, configuration, deadline=deadline" in source
+        assert "ops.peers.get_or_create_peer(" in source
+        assert "self._paths, peer_id, metadata, configuration)" in source
+        assert "self._run(call, deadline)" in source
         assert cls.get_or_create_peer.__code__.co_name == "get_or_create_peer"
         shown = str(inspect.signature(cls.get_or_create_peer))
         assert shown.startswith("(self, peer_id: 'str', metadata: ")
@@ -86,7 +92,7 @@ def page(number: int, pages: int, items: int = 1) -> Page[str]:
 
 
 def test_pages_walks_until_the_last_page_or_an_empty_one() -> None:
-    walk = ops.iter_messages(SCOPE, "s", size=1)
+    walk = ops.messages.iter_messages(PATHS, "s", size=1)
     first = walk.first()
     assert first.what == "POST /v3/workspaces/ws/sessions/s/messages/list"
     assert dict(first.query)["page"] == "1"
@@ -95,7 +101,7 @@ def test_pages_walks_until_the_last_page_or_an_empty_one() -> None:
     third = walk.after(page(2, 3))
     assert third is not None and dict(third.query)["page"] == "3"
     assert walk.after(page(3, 3)) is None
-    assert ops.iter_messages(SCOPE, "s").after(page(1, 5, items=0)) is None
+    assert ops.messages.iter_messages(PATHS, "s").after(page(1, 5, items=0)) is None
 
 
 _TYPED_USE = textwrap.dedent(

@@ -16,7 +16,7 @@ from roncho._exchange import WHOLE_BODY_BYTES, Exchange
 from roncho._http import BodyData, ResponseEnd, ResponseParser
 
 ENDPOINT = parse_base_url("http://127.0.0.1:8000")
-SCOPE = ops.Scope(ENDPOINT.prefix, "ws")
+PATHS = ops.Paths(ENDPOINT.prefix, "ws")
 KEY = bytearray(b"sk-secret")
 
 
@@ -65,10 +65,10 @@ def read_with_room(exchange: Exchange[Any], wire: bytes, first: int, step: int) 
 def test_a_body_read_into_its_buffer_decodes_as_a_fed_one(first: int, step: int) -> None:
     body = page_body(200)
     assert len(body) > 2 * WHOLE_BODY_BYTES
-    fed = Exchange(ops.list_messages(SCOPE, "s"), None, 1 << 24)
+    fed = Exchange(ops.messages.list_messages(PATHS, "s"), None, 1 << 24)
     fed.received(answer(body))
     fed.received(b"")
-    direct = Exchange(ops.list_messages(SCOPE, "s"), None, 1 << 24)
+    direct = Exchange(ops.messages.list_messages(PATHS, "s"), None, 1 << 24)
     unread = read_with_room(direct, answer(body) + b"trailing", first, step)
     # Read into its buffer, no byte past the body is taken (fed, the parser drops them).
     assert unread in (-1, len(b"trailing"))
@@ -78,29 +78,29 @@ def test_a_body_read_into_its_buffer_decodes_as_a_fed_one(first: int, step: int)
 
 
 def test_room_is_offered_only_for_a_large_2xx_body_of_announced_length() -> None:
-    small = Exchange(ops.list_messages(SCOPE, "s"), None, 1 << 24)
+    small = Exchange(ops.messages.list_messages(PATHS, "s"), None, 1 << 24)
     small.received(answer(page_body(3))[:50])
     assert small.room() is None  # the head is not even complete
-    chunked = Exchange(ops.list_messages(SCOPE, "s"), None, 1 << 24)
+    chunked = Exchange(ops.messages.list_messages(PATHS, "s"), None, 1 << 24)
     chunked.received(b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n")
     assert chunked.room() is None
-    failing = Exchange(ops.list_messages(SCOPE, "s"), None, 1 << 24)
+    failing = Exchange(ops.messages.list_messages(PATHS, "s"), None, 1 << 24)
     failing.received(answer(b"x" * 10, length=10 * WHOLE_BODY_BYTES, status=500))
     assert failing.room() is None
-    large = Exchange(ops.list_messages(SCOPE, "s"), None, 1 << 24)
+    large = Exchange(ops.messages.list_messages(PATHS, "s"), None, 1 << 24)
     large.received(answer(b"", length=10 * WHOLE_BODY_BYTES))
     room = large.room()
     assert room is not None and len(room) == 10 * WHOLE_BODY_BYTES
 
 
 def test_the_cap_holds_and_a_cut_body_is_refused() -> None:
-    over = Exchange(ops.list_messages(SCOPE, "s"), None, 4 * WHOLE_BODY_BYTES)
+    over = Exchange(ops.messages.list_messages(PATHS, "s"), None, 4 * WHOLE_BODY_BYTES)
     with pytest.raises(ResponseTooLargeError) as too_large:
         over.received(answer(b"", length=4 * WHOLE_BODY_BYTES + 1))
         assert over.room() is None  # never a buffer for a length over the cap
         over.received(b"")
     assert too_large.value.request_sent is True
-    cut = Exchange(ops.list_messages(SCOPE, "s"), None, 1 << 24)
+    cut = Exchange(ops.messages.list_messages(PATHS, "s"), None, 1 << 24)
     cut.received(answer(b"", length=4 * WHOLE_BODY_BYTES))
     room = cut.room()
     assert room is not None
@@ -114,7 +114,7 @@ def test_the_cap_holds_and_a_cut_body_is_refused() -> None:
 
 def test_a_body_read_into_its_buffer_is_redacted() -> None:
     body = page_body(100, content="sk-secret " * 100)
-    exchange = Exchange(ops.list_messages(SCOPE, "s"), KEY, 1 << 24)
+    exchange = Exchange(ops.messages.list_messages(PATHS, "s"), KEY, 1 << 24)
     read_with_room(exchange, answer(body), 40, 1 << 16)
     page = exchange.result()
     assert page.items and all("sk-secret" not in m.content for m in page.items)

@@ -1,0 +1,95 @@
+"""Conclusions: write them, list them, query them by meaning, delete one."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from .._call import Call, nothing
+from .._checks import (
+    MAX_QUERY_CHARS,
+    check_finite,
+    check_id,
+    check_json_object,
+    check_positive_int,
+    check_string,
+)
+from .._models import Conclusion, ConclusionCreate, Page, render_batch
+from ._shared import Paths, items_of, list_page
+
+
+def create_conclusions(
+    paths: Paths, conclusions: Iterable[ConclusionCreate]
+) -> Call[tuple[Conclusion, ...]]:
+    """``POST .../conclusions``: 1 to 100, each stored as ``level: explicit``.
+
+    The server does not deduplicate: after an error with ``request_sent`` true, list
+    the conclusions before sending again.
+    """
+    op = "create_conclusions"
+    items = render_batch(conclusions, ConclusionCreate, "conclusions", op)
+    return Call(
+        op,
+        "POST",
+        paths.in_workspace("conclusions"),
+        items_of(op, Conclusion.from_json),
+        body={"conclusions": items},
+        write=True,
+    )
+
+
+def list_conclusions(
+    paths: Paths,
+    filters: Mapping[str, Any] | None = None,
+    *,
+    page: int = 1,
+    size: int = 50,
+    reverse: bool = False,
+) -> Call[Page[Conclusion]]:
+    """``POST .../conclusions/list``: newest first unless ``reverse`` (unlike other lists)."""
+    return list_page(
+        "list_conclusions",
+        paths.in_workspace("conclusions", "list"),
+        Conclusion.from_json,
+        page,
+        size,
+        reverse,
+        filters,
+    )
+
+
+def query_conclusions(
+    paths: Paths,
+    query: str,
+    observer_id: str,
+    observed_id: str,
+    *,
+    top_k: int | None = None,
+    distance: float | None = None,
+    filters: Mapping[str, Any] | None = None,
+) -> Call[tuple[Conclusion, ...]]:
+    """``POST .../conclusions/query``: semantic search, most similar first.
+
+    The server refuses a query without observer and observed, so both are required;
+    they travel inside ``filters``, as the server wants them.
+    """
+    op = "query_conclusions"
+    merged = dict(check_json_object(filters, "filters") or {})
+    merged["observer_id"] = check_id(observer_id, "observer_id")
+    merged["observed_id"] = check_id(observed_id, "observed_id")
+    body: dict[str, Any] = {
+        "query": check_string(query, "query", MAX_QUERY_CHARS * 100),
+        "filters": merged,
+    }
+    if top_k is not None:
+        body["top_k"] = check_positive_int(top_k, "top_k", high=100)
+    if distance is not None:
+        body["distance"] = check_finite(distance, "distance", 0.0, 1.0)
+    path = paths.in_workspace("conclusions", "query")
+    return Call(op, "POST", path, items_of(op, Conclusion.from_json), body=body)
+
+
+def delete_conclusion(paths: Paths, conclusion_id: str) -> Call[None]:
+    """``DELETE .../conclusions/{id}``: 204 with an empty body."""
+    path = paths.in_workspace("conclusions", check_id(conclusion_id, "conclusion_id"))
+    return Call("delete_conclusion", "DELETE", path, nothing, write=True)
