@@ -1,17 +1,23 @@
 # Sourced by scripts/test.sh and .ci/run: run named stages, keep going after a failure, and
 # end with one verdict line per stage and a non-zero status if any failed.
-#   stage NAME COMMAND...   run COMMAND; record "pass" or "FAIL" with its exit code and time
-#   note TEXT               record a line that is neither (e.g. a stage that could not run)
+#   stage NAME COMMAND...   run COMMAND; record "pass" or "FAIL" with its exit code and time,
+#                           or "SKIP" with why when COMMAND exits STAGE_SKIP_STATUS (77, the
+#                           automake convention): its last line of output says why
+#   skip NAME WHY           record a stage that is not run here, and why
+#   note TEXT               record a line that is no stage's verdict
 #   finish LABEL            print the verdicts, the last lines of each failed stage, and
-#                           "LABEL: N passed, N failed"; return 1 if any stage failed (or
-#                           none passed)
+#                           "LABEL: N passed, N failed, N skipped"; return 1 if any stage
+#                           failed (or none passed)
 # STAGE_HEADER (not exported) sets what precedes each stage's name in its header line.
 # pytest's exit 5 ("no tests collected") is a failure like any other non-zero exit, named as
-# such: a stage that ran nothing must not look green.
+# such: a stage that ran nothing must not look green. A stage that did not run says SKIP and
+# why, never "pass": a green line must mean that something was checked.
 
 _stage_verdicts=()
 _stage_passes=0
 _stage_failures=0
+_stage_skips=0
+STAGE_SKIP_STATUS=77
 _stage_failed_logs=()   # "name<TAB>log" of each failed stage
 _stage_log_dir=""
 # How much of a failed stage closes the run: CI shows only the end of what a run printed.
@@ -32,6 +38,8 @@ stage() {
     if [ "$status" -eq 0 ]; then
         _stage_verdicts+=("pass  $name ($((SECONDS - started)) s)")
         _stage_passes=$((_stage_passes + 1))
+    elif [ "$status" -eq "$STAGE_SKIP_STATUS" ]; then
+        skip "$name" "$(stage_skip_why "$log")"
     else
         why="exit $status"
         [ "$status" -eq 5 ] && why="exit 5: no tests collected"
@@ -55,6 +63,19 @@ _stage_wait_for_tee() {
     return 0
 }
 
+# Why a stage that exited STAGE_SKIP_STATUS did not run: the last line it printed.
+stage_skip_why() { # log
+    local why
+    why=$(grep -v '^[[:space:]]*$' "$1" 2>/dev/null | tail -n 1)
+    echo "${why:-it exited $STAGE_SKIP_STATUS (skipped) without saying why}"
+}
+
+skip() {
+    echo "== skip: $1: $2"
+    _stage_verdicts+=("SKIP  $1 ($2)")
+    _stage_skips=$((_stage_skips + 1))
+}
+
 note() {
     echo "== note: $1"
     _stage_verdicts+=("note  $1")
@@ -75,6 +96,6 @@ finish() {
     done
     [ -z "$_stage_log_dir" ] || rm -rf "$_stage_log_dir"
     # The closing line in the plain form CI reads; it counts stages, not tests.
-    echo "$1: $_stage_passes passed, $_stage_failures failed"
+    echo "$1: $_stage_passes passed, $_stage_failures failed, $_stage_skips skipped"
     [ "$_stage_failures" -eq 0 ] && [ "$_stage_passes" -gt 0 ]
 }

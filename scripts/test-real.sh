@@ -36,13 +36,16 @@
 #   overrides): its setup.sh and start.sh, in REAL_HONCHO_DIR as the kit resolves it. What
 #   this script started, it stops on exit (also on failure or Ctrl-C); a server that was
 #   already running is used as it is, and its deriver is left alone.
-# - else: one line saying so, exit 0.
+# - else: one line saying so, exit 77 (skipped: nothing was checked).
 #
 # --record DIR writes the live suite's observations (docs/observations format) into DIR,
 # labelled after the version the server reports. Notebook results go to a temporary folder,
 # removed at the end, so the working tree is unchanged; --results DIR keeps them in DIR as
 # dated runs whose folder names say the server and its deriver settings (--results results:
-# the workbook's record). One verdict line per stage; exit 1 if any stage failed.
+# the workbook's record). One verdict line per stage: PASS, FAIL, or SKIP with why (a stage
+# whose command exits 77 says SKIP with its last line, as in scripts/stages.sh). The last
+# line is the overall verdict, taken from the answers (scripts/fitness.py): the server is fit
+# for memoryd, or it is not and why. Exit 1 if any stage failed or the server is not fit.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 ROOT="$(pwd)"
@@ -62,6 +65,11 @@ while [ $# -gt 0 ]; do
     esac
 done
 
+# STAGE_SKIP_STATUS and stage_skip_why: the skip convention the test runners share (this
+# script keeps its own stage and verdict functions below, and its own verdict format).
+# shellcheck source=scripts/stages.sh
+source scripts/stages.sh
+
 KIT="${REAL_HONCHO_KIT:-$ROOT/../shared/real-honcho}"
 # The deriver's age gate while batching is on (Honcho's default is 1800 s): low enough that
 # the below-token-gate messages of Q3 are released within the run (README of the kit: a 30 s
@@ -77,14 +85,6 @@ verdict() { # stage PASS|FAIL|SKIP seconds [why]
     return 0
 }
 FAILED_LOGS=()   # "name<TAB>log" of each failed stage: their last lines close the run
-# tee runs on after a stage's command ends: wait until it has shown and kept everything (so
-# the verdict comes after it), bounded for a process the stage left holding the output open.
-wait_for_tee() {
-    local ticks=0
-    while kill -0 "$1" 2>/dev/null && [ "$ticks" -lt 100 ]; do sleep 0.1; ticks=$((ticks + 1)); done
-    [ "$ticks" -ge 100 ] || wait "$1" 2>/dev/null
-    return 0
-}
 stage() { # name command... : runs it, prints the verdict
     local name=$1 t0 rc log; shift
     log="$TMP/stage-${#VERDICTS[@]}.log"
@@ -94,8 +94,10 @@ stage() { # name command... : runs it, prints the verdict
     # last lines are printed again there. tee ignores Ctrl-C and ends when the output does;
     # the braces keep the redirection in this shell, so $! is tee's.
     { "$@"; } > >(trap '' INT TERM; exec tee "$log") 2>&1; rc=$?
-    wait_for_tee $!
+    _stage_wait_for_tee $!   # (scripts/stages.sh) the verdict comes after all the output
     if [ "$rc" = 0 ]; then verdict "$name" PASS $(( $(date +%s) - t0 ))
+    elif [ "$rc" = "$STAGE_SKIP_STATUS" ]; then
+        verdict "$name" SKIP $(( $(date +%s) - t0 )) "$(stage_skip_why "$log")"
     else
         verdict "$name" FAIL $(( $(date +%s) - t0 )) "exit $rc"
         FAILED_LOGS+=("$name"$'\t'"$log")
@@ -112,7 +114,7 @@ elif [ -d "$KIT" ] && [ -f "$KIT/start.sh" ]; then
     MODE=kit
 else
     echo "test-real: no real server: RONCHO_LIVE_URL is not set and there is no kit at $KIT; skipped"
-    exit 0
+    exit "$STAGE_SKIP_STATUS"
 fi
 
 # -- the Python environment (scripts/test.sh normally made it already) --------------------

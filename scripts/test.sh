@@ -98,7 +98,7 @@ newer=() newer_names=()
 for version in 3.12 3.13; do
     interpreter=$(find_interpreter "$version")
     if [ -z "$interpreter" ]; then
-        note "Python $version not found (no python$version on PATH or in pyenv): its library tests did not run"
+        skip "pytest on Python $version (library tests)" "no python$version on PATH or in pyenv"
         continue
     fi
     newer+=("$version" "$interpreter")
@@ -113,6 +113,8 @@ fi
 stage "SDK conformance (honcho-ai in tests/sdk/.venv-sdk; emulator vs recorded real 3.0.12)" \
     bash scripts/sdk-conformance.sh
 
+# These two exit 77 where they cannot run (no node; no kit): their verdict is then SKIP and
+# the line that says why (scripts/stages.sh).
 stage "TypeScript SDK conformance (@honcho-ai/sdk in tests/sdk_ts; emulator vs recorded real 3.0.12)" \
     bash scripts/sdk-ts-conformance.sh
 

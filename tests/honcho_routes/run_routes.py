@@ -14,7 +14,8 @@ its dependencies, which the tests import), with `plugin.py` standing in for Honc
 `--compare` checks
 the emulator against them: every test that passes on the real server must pass on the
 emulator (the webhook routes are counted apart). Exit 1 on a difference; with no kit (no
-tarball or no installed Honcho) one line says so and the exit is 0.
+tarball or no installed Honcho) one line says so and the exit is 77 (SKIPPED): the test
+runners' verdict for this stage is then SKIP with that line, never a pass.
 """
 
 from __future__ import annotations
@@ -38,6 +39,8 @@ VERSION = "3.0.12"
 # Honcho's dev pins (its uv.lock) for the test runner itself.
 PINS = ["pytest==9.0.3", "pytest-asyncio==1.3.0", "pytest-timeout==2.4.0"]
 PER_TEST_TIMEOUT = "60"
+# The exit status of a run that could not happen here (scripts/stages.sh: a SKIP verdict).
+SKIPPED = 77
 RUN_TIMEOUT = 1800.0
 WEBHOOKS = "tests/routes/test_webhooks.py"
 
@@ -226,7 +229,7 @@ def main() -> int:
             f"honcho-routes: no kit tarball at {args.kit} or no installed Honcho in "
             f"{args.rh_dir} (the kit's setup.sh makes it); skipped"
         )
-        return 0
+        return SKIPPED
     tarball, site, src = found
     python = ensure_venv(site, src)
     outcomes = sorted(run(python, args, tarball, args.rh_dir), key=lambda o: o["test"])
