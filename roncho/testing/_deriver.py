@@ -333,15 +333,33 @@ class Deriver:
             )
 
     def _write_summary(self, ws: Workspace, item: QueueItem) -> None:
+        """The short summary at every `messages_per_short_summary`-th message, the long one
+        at every `messages_per_long_summary`-th (both at a message that is both), each
+        covering the session up to that message; `summary_type` as 3.0.12 names them."""
         session = ws.sessions.get(item.session_name)
         if session is None:
             return
-        recent = [m for m in ws.messages if m.session_id == session.id][-5:]
-        text = "Recent messages: " + " | ".join(f"{m.peer_id}: {m.content[:80]}" for m in recent)
-        session.short_summary = {
-            "content": text,
-            "message_id": item.message_id,
-            "summary_type": "short",
-            "created_at": iso(utcnow()),
-            "token_count": estimate_tokens(text),
-        }
+        upto = [m for m in ws.messages if m.session_id == session.id]
+        index = next((i for i, m in enumerate(upto) if m.id == item.message_id), None)
+        if index is None:
+            return
+        upto = upto[: index + 1]
+        _, short_every, long_every = _summary_every(session, ws)
+        for kind, every, last in (("short", short_every, 5), ("long", long_every, 15)):
+            if len(upto) % every:
+                continue
+            recent = upto[-last:]
+            text = f"Summary of {len(upto)} message(s). " + " ".join(
+                f"{m.peer_id} said: {m.content[:80]}" for m in recent
+            )
+            written = {
+                "content": text,
+                "message_id": item.message_id,
+                "summary_type": f"honcho_chat_summary_{kind}",
+                "created_at": iso(utcnow()),
+                "token_count": estimate_tokens(text),
+            }
+            if kind == "short":
+                session.short_summary = written
+            else:
+                session.long_summary = written

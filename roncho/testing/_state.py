@@ -54,6 +54,7 @@ class Session:
     members: dict[str, Membership] = field(default_factory=dict)
     message_count: int = 0
     short_summary: JsonDict | None = None
+    long_summary: JsonDict | None = None
 
 
 @dataclass

@@ -211,6 +211,31 @@ def test_summary_every_twentieth_message(flushing: Api) -> None:
     assert context["summary"] == summary
 
 
+def test_long_summary_every_sixtieth_message_and_how_context_picks_one(flushing: Api) -> None:
+    """As 3.0.12: the long summary at the 60th message, `summary_type` named as the server
+    names it; context takes the longer summary that fits in 40% of `tokens` and then the
+    messages from the one the summary ends at (included) that fit in the rest."""
+    flushing.add_messages("w", "s", *[("alice", f"message {i} about tea") for i in range(60)])
+    settled(flushing)
+    summaries = flushing.get(f"{W}/w/sessions/s/summaries").json
+    short, long = summaries["short_summary"], summaries["long_summary"]
+    assert short["summary_type"] == "honcho_chat_summary_short"
+    assert long["summary_type"] == "honcho_chat_summary_long"
+    assert long["token_count"] > short["token_count"]
+    roomy = flushing.get(f"{W}/w/sessions/s/context", query={"tokens": "100000"}).json
+    assert roomy["summary"] == long
+    assert [m["id"] for m in roomy["messages"]] == [long["message_id"]]
+    tight = long["token_count"] * 2  # 40% of it is under the long summary's size
+    assert tight * 0.4 < long["token_count"] and short["token_count"] <= int(tight * 0.4)
+    picked = flushing.get(f"{W}/w/sessions/s/context", query={"tokens": str(tight)}).json
+    assert picked["summary"] == short
+    spent = short["token_count"] + sum(m["token_count"] for m in picked["messages"])
+    assert spent <= tight
+    bare = flushing.get(f"{W}/w/sessions/s/context", query={"summary": "false", "tokens": "50"})
+    assert bare.json["summary"] is None
+    assert sum(m["token_count"] for m in bare.json["messages"]) <= 50
+
+
 def test_session_purge_removes_its_conclusions(flushing: Api) -> None:
     flushing.add_messages("w", "s", ("alice", "soon gone"))
     flushing.post(f"{W}/w/peers", {"id": "bob"})

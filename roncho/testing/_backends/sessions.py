@@ -222,11 +222,40 @@ def existing(ws: Workspace | None, w: str, name: str) -> Session:
     return ws.sessions[name]
 
 
-def recent_messages(ws: Workspace, name: str, tokens: int) -> list[Message]:
-    """The newest messages of the session that fit in `tokens`, oldest first."""
+# The share of a context's token budget a summary may take (3.0.12 `utils/summarizer.py`).
+SUMMARY_SHARE = 0.4
+
+
+def context_window(
+    ws: Workspace, session: Session, tokens: int, with_summary: bool
+) -> tuple[JsonDict | None, list[Message]]:
+    """A session context's summary and messages as 3.0.12 picks them: the long summary if it
+    fits in 40% of `tokens` and is longer than the short one, else the short one if it fits;
+    then, in what is left, the newest messages from the one the summary ends at (that one
+    included) that fit, oldest first. No budget left: no messages."""
+    summary = None
+    messages = [m for m in ws.messages if m.session_id == session.id]
+    if with_summary and tokens > 0:
+        room = int(tokens * SUMMARY_SHARE)
+        long, short = session.long_summary, session.short_summary
+        long_len = long["token_count"] if long else 0
+        short_len = short["token_count"] if short else 0
+        if long and long_len <= room and long_len > short_len:
+            summary = long
+        elif short and 0 < short_len <= room:
+            summary = short
+    if summary is not None:
+        tokens -= summary["token_count"]
+        start = next((i for i, m in enumerate(messages) if m.id == summary["message_id"]), 0)
+        messages = messages[start:]
+    return summary, recent_messages(messages, tokens) if tokens > 0 else []
+
+
+def recent_messages(messages: list[Message], tokens: int) -> list[Message]:
+    """The newest of `messages` that fit in `tokens`, oldest first."""
     chosen: list[Message] = []
     budget = tokens
-    for message in reversed([m for m in ws.messages if m.session_id == name]):
+    for message in reversed(messages):
         if message.token_count > budget:
             break
         budget -= message.token_count

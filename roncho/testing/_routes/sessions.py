@@ -7,7 +7,7 @@ from urllib.parse import parse_qs
 
 from .. import _auth, _filters, _scopes
 from .._backends import conclusions, peers, scopes, sessions, workspaces
-from .._common import ApiError, validation_error
+from .._common import ApiError, estimate_tokens, validation_error
 from .._state import message_json, peer_json, session_json, session_row
 from .._validate import (
     get_dict,
@@ -203,7 +203,6 @@ def session_context(services: Services, ctx: Ctx) -> Response:
                 raise peers.missing(who, ctx.w)
     session = sessions.existing(ws, ctx.w, name)
     assert ws is not None
-    chosen = sessions.recent_messages(ws, name, tokens)
     representation = None
     card = None
     if peer_target is not None:
@@ -217,12 +216,15 @@ def session_context(services: Services, ctx: Ctx) -> Response:
         # (`sessions` or `limit_to_session`) the server withholds it.
         if card_lines is not None and allow is None:
             card = list(card_lines)
+        # The representation and the card are paid for out of the budget first.
+        tokens -= estimate_tokens(representation or "") + estimate_tokens("\n".join(card or []))
+    summary, chosen = sessions.context_window(ws, session, tokens, with_summary)
     return json_response(
         200,
         {
             "id": name,
             "messages": [message_json(m) for m in chosen],
-            "summary": session.short_summary if with_summary else None,
+            "summary": summary,
             "peer_representation": representation if peer_target is not None else None,
             "peer_card": card,
         },
@@ -267,8 +269,9 @@ def session_summaries(services: Services, ctx: Ctx) -> Response:
     # Seen on 3.0.12 (and Honcho's own route test): a missing session, even in a
     # missing workspace, is 200 with null summaries, not 404.
     session = ws.sessions.get(name) if ws is not None else None
-    summary = session.short_summary if session is not None else None
-    return json_response(200, {"id": name, "short_summary": summary, "long_summary": None})
+    short = session.short_summary if session is not None else None
+    long = session.long_summary if session is not None else None
+    return json_response(200, {"id": name, "short_summary": short, "long_summary": long})
 
 
 def clone_session(services: Services, ctx: Ctx) -> Response:
