@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from datetime import datetime
 from typing import Any, Final, Literal, NamedTuple, overload
 from urllib.parse import urlsplit
@@ -385,6 +385,19 @@ def check_flag(value: object, name: str) -> bool:
     if not isinstance(value, bool):
         raise ConfigError(f"{name} must be True or False")
     return value
+
+
+def check_items(value: object, what: str, item: str) -> list[object]:
+    """A batch as a list: any iterable of items, but not one item on its own, nor a str,
+    bytes or a dict (each iterable, and each would be read as a batch of something else)."""
+    if isinstance(value, (str, bytes, bytearray, Mapping)) or not isinstance(value, Iterable):
+        got = type(value).__name__
+        if got == item:
+            raise ConfigError(
+                f"{what} must be a list of {item}, not a single one: pass [{what[:-1]}]"
+            )
+        raise ConfigError(f"{what} must be a list of {item}, not {got}")
+    return list(value)
 
 
 def check_optional_metadata(metadata: Mapping[str, Any] | None) -> JSON | None:

@@ -180,7 +180,7 @@ class ClientCore:
         return self._tls is CLOSED
 
     def with_workspace(
-        self: C, workspace: str, *, api_key: Any = _UNSET, read_only: bool | None = None
+        self: C, workspace: str, *, api_key: str | None = _UNSET, read_only: bool | None = None
     ) -> C:
         """A client for another workspace. Without ``api_key`` it keeps this key (a copy)."""
         key = check_api_key(api_key) if api_key is not _UNSET else self._copy_key()

@@ -34,6 +34,7 @@ from ._checks import (
     MAX_MESSAGE_CHARS,
     check_content,
     check_id,
+    check_items,
     check_metadata,
     check_reasoning_config,
     check_timestamp,
@@ -557,7 +558,7 @@ def render_batch(
 ) -> list[JSON]:
     """1 to MAX_BATCH items of ``kind``, each rendered (and so checked) as JSON by its
     ``to_json``: a batch the server would refuse is refused before anything is sent."""
-    batch = list(items)
+    batch = check_items(items, what, kind.__name__)
     if not 1 <= len(batch) <= MAX_BATCH:
         raise ConfigError(f"{op} takes 1 to {MAX_BATCH} {what}, got {len(batch)}")
     rendered = []

@@ -8,7 +8,13 @@ from collections.abc import Callable, Mapping
 from typing import Any, Generic, TypeVar
 
 from .._call import Call, Response, decoded
-from .._checks import check_filters_body, check_json_object, check_optional_metadata, check_paging
+from .._checks import (
+    check_filters_body,
+    check_flag,
+    check_json_object,
+    check_optional_metadata,
+    check_paging,
+)
 from .._decode import decode_list
 from .._models import Page, Peer, Session, Workspace
 
@@ -85,7 +91,8 @@ def list_page(
         "POST",
         path,
         page_of(op, model),
-        query=tuple(check_paging(page, size, reverse)),
+        # A flag here: None would silently leave the server's own order.
+        query=tuple(check_paging(page, size, check_flag(reverse, "reverse"))),
         body=check_filters_body(filters),
     )
 
