@@ -172,11 +172,20 @@ def cannot_resolve(what: str, host: str, exc: OSError) -> ConnectError:
     return ConnectError(f"{what}: cannot resolve {host!r} ({why(exc)})")
 
 
+# What OpenSSL says when the answer to its hello is not TLS at all: a plain HTTP server's
+# "HTTP/1.1 400" read as a TLS record (OpenSSL 3.0 and 3.1; later ones say the second).
+_NOT_TLS_REASONS = frozenset({"WRONG_VERSION_NUMBER", "RECORD_LAYER_FAILURE"})
+
+
 def handshake_failed(what: str, exc: BaseException) -> ConnectError:
-    """The error a failed TLS handshake is (SSLError is an OSError)."""
+    """The error a failed TLS handshake is (SSLError is an OSError), with the likely cause
+    when the server answered in something other than TLS."""
     if isinstance(exc, TimeoutError):
         return ConnectTimeout(f"{what}: TLS handshake timed out")
-    return ConnectError(f"{what}: TLS handshake failed ({why(exc)})")
+    hint = ""
+    if getattr(exc, "reason", None) in _NOT_TLS_REASONS:
+        hint = ": the port likely speaks plain HTTP, so use an http:// base URL"
+    return ConnectError(f"{what}: TLS handshake failed ({why(exc)}){hint}")
 
 
 def tls_context() -> ssl.SSLContext:

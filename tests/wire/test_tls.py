@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from rawserver import SERVER_WAIT, RawServer, chunked, reply
+from rawserver import SERVER_WAIT, Conn, RawServer, chunked, reply
 
 import roncho
 import roncho._client
@@ -144,3 +144,26 @@ def test_a_server_that_closes_during_the_handshake_is_a_connect_error(
             roncho.Client(url, "ws", api_key="sk-tls-key").probe()
     assert info.value.request_sent is False
     assert "sk-tls-key" not in str(info.value)
+
+
+def test_https_to_a_plain_http_port_names_the_likely_cause() -> None:
+    """A plain HTTP server answers the TLS hello with its own 400, as uvicorn does."""
+
+    def plain_http(conn: Conn) -> None:
+        conn.sock.recv(4096)  # the client's hello
+        conn.send(b"HTTP/1.1 400 Bad Request\r\ncontent-length: 0\r\nconnection: close\r\n\r\n")
+
+    with RawServer([plain_http]) as server:
+        url = server.url.replace("http://", "https://")
+        with pytest.raises(roncho.ConnectError, match="TLS handshake failed") as info:
+            roncho.Client(url, "ws", api_key="sk-tls-key").probe()
+    assert "the port likely speaks plain HTTP, so use an http:// base URL" in str(info.value)
+    assert info.value.request_sent is False
+    assert "sk-tls-key" not in str(info.value)
+
+
+def test_another_handshake_failure_claims_no_cause(tls_port: int) -> None:
+    client = roncho.Client(f"https://127.0.0.1:{tls_port}", "ws")
+    with pytest.raises(roncho.ConnectError, match="TLS handshake failed") as info:
+        client.probe()
+    assert "plain HTTP" not in str(info.value)
