@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ._errors import ConfigError
 from ._exchange import Exchange
 from ._models import ChatAnswer, ChatChunk, Evidence
 from ._network import Closable, Stream
@@ -25,6 +26,7 @@ class StreamCore:
         self._exchange = exchange
         self._chat = exchange.chat
         self._closed = False
+        self._read_out = False  # the end was handed out once: a second read is a mistake
 
     @property
     def text(self) -> str:
@@ -42,6 +44,14 @@ class StreamCore:
 
     def _answer(self) -> ChatAnswer:
         return ChatAnswer(content=self.text, evidence=self.evidence)
+
+    def _check_unread(self) -> None:
+        """A stream is read once: iterating it again would silently yield nothing."""
+        if self._read_out:
+            raise ConfigError(
+                f"{self._exchange.call.op}: this stream was already read to its end; "
+                "its whole answer is in text and evidence (or read_all())"
+            )
 
     def _chunk(self, chunk: ChatChunk) -> ChatChunk:
         if self.finished:  # the final event is in: the connection has no more to give
@@ -67,6 +77,7 @@ class ChatStream(StreamCore):
         return self
 
     def __next__(self) -> ChatChunk:
+        self._check_unread()
         try:
             while (chunk := self._exchange.next_chunk(self._closed)) is None:
                 if self.finished:
@@ -76,13 +87,15 @@ class ChatStream(StreamCore):
             self.close()
             raise
         if chunk is None:
+            self._read_out = True
             raise StopIteration  # the connection closed with the final chunk
         return self._chunk(chunk)
 
     def read_all(self) -> ChatAnswer:
-        """Drain the stream into one ChatAnswer."""
-        for _ in self:
-            pass
+        """Drain the stream into one ChatAnswer (again the same one once it was read)."""
+        if not self._read_out:
+            for _ in self:
+                pass
         return self._answer()
 
     def __enter__(self) -> ChatStream:

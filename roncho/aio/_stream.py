@@ -53,6 +53,7 @@ class AsyncChatStream(StreamCore, AsyncClosing):
         return self
 
     async def __anext__(self) -> ChatChunk:
+        self._check_unread()
         try:
             while (chunk := self._exchange.next_chunk(self._closed)) is None:
                 if self.finished:
@@ -62,11 +63,13 @@ class AsyncChatStream(StreamCore, AsyncClosing):
             self.close()
             raise
         if chunk is None:
+            self._read_out = True
             raise StopAsyncIteration  # the connection closed with the final chunk
         return self._chunk(chunk)
 
     async def read_all(self) -> ChatAnswer:
-        """Drain the stream into one ChatAnswer."""
-        async for _ in self:
-            pass
+        """Drain the stream into one ChatAnswer (again the same one once it was read)."""
+        if not self._read_out:
+            async for _ in self:
+                pass
         return self._answer()

@@ -285,13 +285,33 @@ def test_using_a_stream_after_close_is_a_roncho_error() -> None:
     assert "closed" in str(info.value)
 
 
-def test_iterating_a_finished_stream_again_is_empty() -> None:
+def test_iterating_a_finished_stream_again_says_it_was_read() -> None:
+    """Not a silent empty second pass; read_all() still gives the whole answer."""
     data = HEAD_UNTIL_CLOSE + delta("a") + DONE
     with RawServer([lambda conn: (conn.read_request(), conn.send(data))]) as server:
         stream = client_for(server).chat_stream("alice", "q")
+        assert [c.content for c in stream] == ["a", ""]
+        with pytest.raises(roncho.ConfigError) as info:
+            list(stream)
+        with pytest.raises(roncho.ConfigError):
+            next(stream)
         assert stream.read_all().content == "a"
-        assert list(stream) == []
+    assert str(info.value) == (
+        "chat_stream: this stream was already read to its end; "
+        "its whole answer is in text and evidence (or read_all())"
+    )
+    assert len(server.requests) == 1
+
+
+def test_read_all_twice_gives_the_same_answer_and_then_iterating_is_refused() -> None:
+    data = HEAD_UNTIL_CLOSE + delta("a") + DONE
+    with RawServer([lambda conn: (conn.read_request(), conn.send(data))]) as server:
+        stream = client_for(server).chat_workspace_stream("q")
         assert stream.read_all().content == "a"
+        assert stream.read_all().content == "a"
+        with pytest.raises(roncho.ConfigError, match=r"^chat_workspace_stream: .*already read"):
+            for _ in stream:
+                pass
 
 
 @pytest.mark.parametrize("content", ["She likes tea.", None])
