@@ -22,6 +22,8 @@ QUESTIONS: dict[str, str] = {
     "free the workspace at once?",
     "q7_health": "What does /health answer, and where does the server reveal its version?",
     "q8_differences": "Where the sources disagree, which one does this server follow?",
+    "q9_webhooks": "Does the queue.empty webhook arrive after a sync, how long after the last "
+    "conclusion, what does it carry, and can it replace polling the queue status?",
 }
 
 # The sources Q8 compares a server with, as its tables and figure name them.

@@ -51,6 +51,16 @@ def _closed_port() -> int:
         return int(s.getsockname()[1])
 
 
+def test_every_notebook_question_is_asked_in_words() -> None:
+    """The results pages and the summary show these beside each answer: never a bare id."""
+    root = Path(__file__).resolve().parents[2]
+    notebooks = sorted(p.stem for p in (root / "notebooks").glob("q*.ipynb"))
+    assert "q9_webhooks" in notebooks
+    for notebook in notebooks:
+        asked = workbook.question(notebook)
+        assert asked != notebook and asked.endswith("?"), notebook
+
+
 def test_server_label_keeps_emulator_and_real_hosts_apart() -> None:
     assert workbook.server_label("") == "emulator"
     assert workbook.server_label("http://honcho.lan:8000") == "honcho.lan"
