@@ -205,7 +205,8 @@ def draw_auth(finding: Finding, stamp: Stamp) -> Figure:
         cols,
         cells,
         _status_palette({c.category for c in cells.values()}),
-        xlabel="action tried (HTTP request in scratch workspace A or B; '-' = admin route)",
+        xlabel="action tried (HTTP request in scratch workspace A or B, or on an admin route, "
+        "which names no workspace); a blank cell: not tried with that key",
         ylabel="key sent (Authorization header)",
         wrap=10,
     )

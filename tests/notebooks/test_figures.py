@@ -256,6 +256,27 @@ def test_figures_redrawn_from_the_recorded_tables_name_their_axes(
             figures.plt.close(fig)
 
 
+def test_q1_figure_explains_only_what_it_shows(figures: Any) -> None:
+    """No legend for a mark the figure never draws; the blank cells are explained."""
+    finding = Finding(question="Q1 authentication and key scopes")
+    finding.tables["scopes"] = [
+        {"key": "workspace", "action": "list peers", "workspace": "A", "status": "200",
+         "agrees": True},
+        {"key": "peer", "action": "list workspaces (admin route)", "workspace": "-",
+         "status": "401", "agrees": True},
+    ]  # fmt: skip
+    fig = figures.draw_auth(finding, figures.Stamp("honcho.lan", "3.0.12", DATE))
+    try:
+        ax = fig.axes[0]
+        label = " ".join(ax.get_xlabel().split())
+        columns = [t.get_text().replace("\n", " ") for t in ax.get_xticklabels()]
+        assert columns == ["list peers (A)", "list workspaces (admin route)"]
+        assert "'-'" not in label
+        assert "a blank cell: not tried with that key" in label
+    finally:
+        figures.plt.close(fig)
+
+
 def test_q8_figure_says_what_each_source_label_means(figures: Any) -> None:
     from roncho.workbook import SOURCE_LABELS
 
