@@ -8,8 +8,14 @@ business and live on their own pages, linked from the top.
 
 from __future__ import annotations
 
+import inspect
 import re
 from pathlib import Path
+
+import pytest
+
+import roncho
+from roncho.aio import AsyncClient
 
 ROOT = Path(__file__).resolve().parents[2]
 README = (ROOT / "README.md").read_text(encoding="utf-8")
@@ -73,3 +79,26 @@ def test_development_lives_on_the_contributor_page() -> None:
     for topic in (".ci/run", "scripts/test-real.sh", "benchmarks/run.py", "tests/live"):
         assert topic not in README, topic
         assert topic in contributing, topic
+
+
+@pytest.mark.parametrize("kind", [roncho.Client, AsyncClient], ids=lambda kind: kind.__name__)
+def test_the_default_timeouts_and_cap_stated_are_the_codes(kind: type) -> None:
+    """The README's promises and docs/api.md give the defaults; they are the signature's."""
+    defaults = {name: p.default for name, p in inspect.signature(kind.__init__).parameters.items()}
+    connect, read = defaults["connect_timeout"], defaults["read_timeout"]
+    cap_mib = defaults["max_response_bytes"] / (1024 * 1024)
+    assert cap_mib == int(cap_mib)
+    promises = README.split("## What roncho promises", 1)[1].split("\n## ", 1)[0]
+    assert f"`connect_timeout` (default {connect:g} s)" in promises
+    assert f"`read_timeout` (default {read:g} s)" in promises
+    assert f"`max_response_bytes` (default {cap_mib:g} MiB)" in promises
+    api = " ".join((ROOT / "docs" / "api.md").read_text(encoding="utf-8").split())
+    assert (
+        f"connect_timeout={connect!r}, read_timeout={read!r}, max_response_bytes={cap_mib:g} MiB"
+        in api
+    )
+
+
+def test_no_size_or_speed_figure_without_a_measure() -> None:
+    """A size stated without a test or script that measures it goes stale (the wheel did)."""
+    assert not re.search(r"\d+\s*[KM]B\b", README)
