@@ -1,30 +1,21 @@
 """Frozen records for what Honcho answers, and for what roncho sends.
 
-Every model is a standard ``@dataclass(frozen=True, slots=True)`` (``Page`` has no slots:
-see there). Each answer model has one decoder, its ``from_json``, written out: it reads
-the keys memoryd relies on (through ``_decode.Fields``), raises DecodeError naming the
-operation and the field when one is missing or mistyped, and ignores every key the server
-adds. Timestamps stay RFC 3339 strings (``parse_timestamp`` turns one into a datetime);
-ids stay strings.
+Every model is a plain class on ``_record.Record`` (frozen, compared, hashed, copied and
+pickled by its fields, the ``__slots__``), with its ``__init__`` written out. Each answer
+model has one decoder, its ``from_json``, written out: it reads the keys memoryd relies on
+(through ``_decode.Fields``), raises DecodeError naming the operation and the field when
+one is missing or mistyped, and ignores every key the server adds. Timestamps stay RFC 3339
+strings (``parse_timestamp`` turns one into a datetime); ids stay strings.
 
 The inputs (``MessageCreate``, ``ConclusionCreate``) are rendered to the wire here too, by
 ``to_json`` one at a time or ``render_batch`` for a request's list: each checks itself
 against the server's limits, so a batch the server would refuse is refused before anything
 is sent.
-
-Two models are built the fast way, because they come by the hundred: ``Message`` (pages of
-them are most of what roncho decodes) and ``MessageCreate`` (``add_messages`` takes up to
-100). A frozen dataclass's own ``__init__`` stores each field through
-``object.__setattr__``, around its refusing ``__setattr__``; these two store each checked
-value through the slot's own setter instead (``_slot_setters``). They are dataclasses all
-the same: fields, equality, hashing, repr, ``dataclasses.replace`` and pickling are the
-standard ones.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field, fields
 from datetime import datetime
 from typing import Any, Generic, TypeVar
 
@@ -39,30 +30,41 @@ from ._checks import (
     check_reasoning_config,
     check_timestamp,
 )
-from ._decode import Fields, field_error, not_an_object
+from ._decode import Fields
 from ._errors import ConfigError
+from ._record import Record, store
 
 T = TypeVar("T")
 JSON = dict[str, Any]
 
 
-def _slot_setters(cls: type) -> dict[str, Callable[[Any, Any], None]]:
-    """Each field's slot setter, by name: what ``object.__setattr__`` ends in, called
-    directly (a frozen dataclass's own ``__setattr__`` refuses every store)."""
-    return {f.name: vars(cls)[f.name].__set__ for f in fields(cls)}
-
-
 # -- resources ---------------------------------------------------------------------------
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Workspace:
+class Workspace(Record):
     """A workspace: the unit a key is scoped to. ``created`` is set only by get-or-create."""
 
+    __slots__ = ("id", "metadata", "configuration", "created_at", "created")
+
     id: str
-    metadata: JSON = field(default_factory=dict)
-    configuration: JSON = field(default_factory=dict)
-    created_at: str | None = None
-    created: bool | None = None
+    metadata: JSON
+    configuration: JSON
+    created_at: str | None
+    created: bool | None
     """True when get-or-create made it (201), False when it existed (200), else None."""
+
+    def __init__(
+        self,
+        *,
+        id: str,
+        metadata: JSON | None = None,
+        configuration: JSON | None = None,
+        created_at: str | None = None,
+        created: bool | None = None,
+    ) -> None:
+        store(self, "id", id)
+        store(self, "metadata", {} if metadata is None else metadata)
+        store(self, "configuration", {} if configuration is None else configuration)
+        store(self, "created_at", created_at)
+        store(self, "created", created)
 
     @classmethod
     def from_json(cls, data: object, op: str, created: bool | None = None) -> Workspace:
@@ -76,17 +78,35 @@ class Workspace:
         )
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Peer:
+class Peer(Record):
     """A participant (user, agent) whose messages can be observed and reasoned about."""
 
+    __slots__ = ("id", "metadata", "configuration", "created_at", "created", "workspace_id")
+
     id: str
-    metadata: JSON = field(default_factory=dict)
-    configuration: JSON = field(default_factory=dict)
-    created_at: str | None = None
-    created: bool | None = None
+    metadata: JSON
+    configuration: JSON
+    created_at: str | None
+    created: bool | None
     """True when get-or-create made it (201), False when it existed (200), else None."""
-    workspace_id: str | None = None
+    workspace_id: str | None
+
+    def __init__(
+        self,
+        *,
+        id: str,
+        metadata: JSON | None = None,
+        configuration: JSON | None = None,
+        created_at: str | None = None,
+        created: bool | None = None,
+        workspace_id: str | None = None,
+    ) -> None:
+        store(self, "id", id)
+        store(self, "metadata", {} if metadata is None else metadata)
+        store(self, "configuration", {} if configuration is None else configuration)
+        store(self, "created_at", created_at)
+        store(self, "created", created)
+        store(self, "workspace_id", workspace_id)
 
     @classmethod
     def from_json(cls, data: object, op: str, created: bool | None = None) -> Peer:
@@ -101,18 +121,46 @@ class Peer:
         )
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Session:
+class Session(Record):
     """A conversation; ``is_active`` turns false at once when it is deleted."""
 
+    __slots__ = (
+        "id",
+        "metadata",
+        "configuration",
+        "created_at",
+        "created",
+        "workspace_id",
+        "is_active",
+    )
+
     id: str
-    metadata: JSON = field(default_factory=dict)
-    configuration: JSON = field(default_factory=dict)
-    created_at: str | None = None
-    created: bool | None = None
+    metadata: JSON
+    configuration: JSON
+    created_at: str | None
+    created: bool | None
     """True when get-or-create made it (201), False when it existed (200), else None."""
-    workspace_id: str | None = None
-    is_active: bool = True
+    workspace_id: str | None
+    is_active: bool
+
+    def __init__(
+        self,
+        *,
+        id: str,
+        metadata: JSON | None = None,
+        configuration: JSON | None = None,
+        created_at: str | None = None,
+        created: bool | None = None,
+        workspace_id: str | None = None,
+        is_active: bool = True,
+    ) -> None:
+        store(self, "id", id)
+        store(self, "metadata", {} if metadata is None else metadata)
+        store(self, "configuration", {} if configuration is None else configuration)
+        store(self, "created_at", created_at)
+        store(self, "created", created)
+        store(self, "workspace_id", workspace_id)
+        store(self, "is_active", is_active)
 
     @classmethod
     def from_json(cls, data: object, op: str, created: bool | None = None) -> Session:
@@ -128,17 +176,33 @@ class Session:
         )
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class WebhookEndpoint:
+class WebhookEndpoint(Record):
     """A URL the server posts a workspace's events to (``roncho.webhooks`` reads them)."""
+
+    __slots__ = ("id", "url", "workspace_id", "created_at", "created")
 
     id: str
     url: str
-    workspace_id: str | None = None
-    created_at: str | None = None
-    created: bool | None = None
+    workspace_id: str | None
+    created_at: str | None
+    created: bool | None
     """True when get-or-create made it (201), False when the URL was registered (200), else
     None (a list)."""
+
+    def __init__(
+        self,
+        *,
+        id: str,
+        url: str,
+        workspace_id: str | None = None,
+        created_at: str | None = None,
+        created: bool | None = None,
+    ) -> None:
+        store(self, "id", id)
+        store(self, "url", url)
+        store(self, "workspace_id", workspace_id)
+        store(self, "created_at", created_at)
+        store(self, "created", created)
 
     @classmethod
     def from_json(cls, data: object, op: str, created: bool | None = None) -> WebhookEndpoint:
@@ -152,19 +216,23 @@ class WebhookEndpoint:
         )
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class SessionPeerConfig:
+class SessionPeerConfig(Record):
     """A peer's observation switches inside one session; None means "not set here"."""
 
-    observe_me: bool | None = None
-    observe_others: bool | None = None
+    __slots__ = ("observe_me", "observe_others")
 
-    def __post_init__(self) -> None:
-        for name in ("observe_me", "observe_others"):
-            value = getattr(self, name)
+    observe_me: bool | None
+    observe_others: bool | None
+
+    def __init__(
+        self, *, observe_me: bool | None = None, observe_others: bool | None = None
+    ) -> None:
+        for name, value in (("observe_me", observe_me), ("observe_others", observe_others)):
             # Not ``in (None, True, False)``: 1 == True, and 1 would be sent as 1.
             if value is not None and not isinstance(value, bool):
                 raise ConfigError(f"{name} must be True, False or None")
+        store(self, "observe_me", observe_me)
+        store(self, "observe_others", observe_others)
 
     def to_json(self) -> JSON:
         return {"observe_me": self.observe_me, "observe_others": self.observe_others}
@@ -175,9 +243,19 @@ class SessionPeerConfig:
         return cls(observe_me=f.opt_flag("observe_me"), observe_others=f.opt_flag("observe_others"))
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Message:
+class Message(Record):
     """A stored message. Required are only the fields memoryd reads; ``role`` is not sent."""
+
+    __slots__ = (
+        "id",
+        "content",
+        "peer_id",
+        "session_id",
+        "created_at",
+        "metadata",
+        "workspace_id",
+        "token_count",
+    )
 
     id: str
     content: str
@@ -185,72 +263,89 @@ class Message:
     session_id: str
     created_at: str
     metadata: JSON
-    workspace_id: str | None = None
-    token_count: int | None = None
+    workspace_id: str | None
+    token_count: int | None
+
+    def __init__(
+        self,
+        *,
+        id: str,
+        content: str,
+        peer_id: str,
+        session_id: str,
+        created_at: str,
+        metadata: JSON,
+        workspace_id: str | None = None,
+        token_count: int | None = None,
+    ) -> None:
+        store(self, "id", id)
+        store(self, "content", content)
+        store(self, "peer_id", peer_id)
+        store(self, "session_id", session_id)
+        store(self, "created_at", created_at)
+        store(self, "metadata", metadata)
+        store(self, "workspace_id", workspace_id)
+        store(self, "token_count", token_count)
 
     @classmethod
     def from_json(cls, data: object, op: str) -> Message:
-        # Each key read, checked and stored in turn, without Fields and __init__: pages of
-        # messages are the bulk of what roncho decodes (see the module docstring). JSON
-        # gives exact types, so ``type(...) is`` checks what Fields' isinstance() would.
-        if not isinstance(data, dict):
-            raise not_an_object(data, op, "message")
-        get = data.get
-        store = _MESSAGE_SLOTS
-        message = object.__new__(cls)
-        value = get("id")
-        if type(value) is not str:
-            raise field_error(data, op, "message", "id", "a string")
-        store["id"](message, value)
-        value = get("content")
-        if type(value) is not str:
-            raise field_error(data, op, "message", "content", "a string")
-        store["content"](message, value)
-        value = get("peer_id")
-        if type(value) is not str:
-            raise field_error(data, op, "message", "peer_id", "a string")
-        store["peer_id"](message, value)
-        value = get("session_id")
-        if type(value) is not str:
-            raise field_error(data, op, "message", "session_id", "a string")
-        store["session_id"](message, value)
-        value = get("created_at")
-        if type(value) is not str:
-            raise field_error(data, op, "message", "created_at", "a string")
-        store["created_at"](message, value)
-        value = get("metadata")
-        if value is None:
-            value = {}
-        elif type(value) is not dict:
-            raise field_error(data, op, "message", "metadata", "an object or null")
-        store["metadata"](message, value)
-        value = get("workspace_id")
-        if value is not None and type(value) is not str:
-            raise field_error(data, op, "message", "workspace_id", "a string or null")
-        store["workspace_id"](message, value)
-        value = get("token_count")
-        if value is not None and type(value) is not int:  # never a bool
-            raise field_error(data, op, "message", "token_count", "an integer or null")
-        store["token_count"](message, value)
-        return message
+        f = Fields(data, op, "message")
+        return cls(
+            id=f.text("id"),
+            content=f.text("content"),
+            peer_id=f.text("peer_id"),
+            session_id=f.text("session_id"),
+            created_at=f.text("created_at"),
+            metadata=f.opt_obj("metadata"),
+            workspace_id=f.opt_text("workspace_id"),
+            token_count=f.opt_integer("token_count"),
+        )
 
 
-_MESSAGE_SLOTS = _slot_setters(Message)
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Conclusion:
+class Conclusion(Record):
     """What ``observer_id`` has concluded about ``observed_id``; explicit ones have no sources."""
+
+    __slots__ = (
+        "id",
+        "content",
+        "observer_id",
+        "observed_id",
+        "session_id",
+        "level",
+        "created_at",
+        "source_ids",
+    )
 
     id: str
     content: str
     observer_id: str
     observed_id: str
-    session_id: str | None = None
-    level: str | None = None
-    created_at: str | None = None
-    source_ids: tuple[str, ...] | None = None
+    session_id: str | None
+    level: str | None
+    created_at: str | None
+    source_ids: tuple[str, ...] | None
     """Premise conclusion ids; the observed 3.2.0 server sends null for explicit ones."""
+
+    def __init__(
+        self,
+        *,
+        id: str,
+        content: str,
+        observer_id: str,
+        observed_id: str,
+        session_id: str | None = None,
+        level: str | None = None,
+        created_at: str | None = None,
+        source_ids: tuple[str, ...] | None = None,
+    ) -> None:
+        store(self, "id", id)
+        store(self, "content", content)
+        store(self, "observer_id", observer_id)
+        store(self, "observed_id", observed_id)
+        store(self, "session_id", session_id)
+        store(self, "level", level)
+        store(self, "created_at", created_at)
+        store(self, "source_ids", source_ids)
 
     @classmethod
     def from_json(cls, data: object, op: str) -> Conclusion:
@@ -267,18 +362,25 @@ class Conclusion:
         )
 
 
-# Not slotted: on Python 3.11 and 3.12, building a frozen slotted generic dataclass through
-# its alias (``Page[Peer](...)``) fails in typing's store of ``__orig_class__`` (a dataclasses
-# bug, fixed in 3.13); a page is one object per call, so its instance dict costs nothing.
-@dataclass(frozen=True, kw_only=True)
-class Page(Generic[T]):
+class Page(Record, Generic[T]):
     """One page of a list; ``pages`` is 0 when ``total`` is 0."""
+
+    __slots__ = ("items", "total", "page", "size", "pages")
 
     items: tuple[T, ...]
     total: int
     page: int
     size: int
     pages: int
+
+    def __init__(
+        self, *, items: tuple[T, ...], total: int, page: int, size: int, pages: int
+    ) -> None:
+        store(self, "items", items)
+        store(self, "total", total)
+        store(self, "page", page)
+        store(self, "size", size)
+        store(self, "pages", pages)
 
     @classmethod
     def decode(cls, data: object, op: str, item: Callable[[object, str], T]) -> Page[T]:
@@ -296,14 +398,28 @@ class Page(Generic[T]):
         )
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class EvidenceMessage:
+class EvidenceMessage(Record):
     """A message the dialectic read (ids only, no content)."""
 
+    __slots__ = ("id", "session_id", "peer_id", "created_at")
+
     id: str
-    session_id: str | None = None
-    peer_id: str | None = None
-    created_at: str | None = None
+    session_id: str | None
+    peer_id: str | None
+    created_at: str | None
+
+    def __init__(
+        self,
+        *,
+        id: str,
+        session_id: str | None = None,
+        peer_id: str | None = None,
+        created_at: str | None = None,
+    ) -> None:
+        store(self, "id", id)
+        store(self, "session_id", session_id)
+        store(self, "peer_id", peer_id)
+        store(self, "created_at", created_at)
 
     @classmethod
     def from_json(cls, data: object, op: str) -> EvidenceMessage:
@@ -316,14 +432,28 @@ class EvidenceMessage:
         )
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Evidence:
+class Evidence(Record):
     """What the dialectic read to answer (OAS 3.3 ``include_evidence``)."""
 
-    conclusions: tuple[Conclusion, ...] = ()
-    messages: tuple[EvidenceMessage, ...] = ()
-    tool_calls: tuple[JSON, ...] = ()
-    reasoning_trace_id: str | None = None
+    __slots__ = ("conclusions", "messages", "tool_calls", "reasoning_trace_id")
+
+    conclusions: tuple[Conclusion, ...]
+    messages: tuple[EvidenceMessage, ...]
+    tool_calls: tuple[JSON, ...]
+    reasoning_trace_id: str | None
+
+    def __init__(
+        self,
+        *,
+        conclusions: tuple[Conclusion, ...] = (),
+        messages: tuple[EvidenceMessage, ...] = (),
+        tool_calls: tuple[JSON, ...] = (),
+        reasoning_trace_id: str | None = None,
+    ) -> None:
+        store(self, "conclusions", conclusions)
+        store(self, "messages", messages)
+        store(self, "tool_calls", tool_calls)
+        store(self, "reasoning_trace_id", reasoning_trace_id)
 
     @classmethod
     def from_json(cls, data: object, op: str) -> Evidence:
@@ -339,12 +469,17 @@ class Evidence:
         )
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class ChatAnswer:
+class ChatAnswer(Record):
     """The dialectic's answer; ``content`` is None when the server had nothing to say."""
 
+    __slots__ = ("content", "evidence")
+
     content: str | None
-    evidence: Evidence | None = None
+    evidence: Evidence | None
+
+    def __init__(self, *, content: str | None, evidence: Evidence | None = None) -> None:
+        store(self, "content", content)
+        store(self, "evidence", evidence)
 
     @classmethod
     def from_json(cls, data: object, op: str) -> ChatAnswer:
@@ -354,13 +489,21 @@ class ChatAnswer:
         return cls(content=f.opt_text("content"), evidence=evidence)
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class ChatChunk:
+class ChatChunk(Record):
     """One piece of a streamed answer; the last one has ``done`` set (and any evidence)."""
 
+    __slots__ = ("content", "done", "evidence")
+
     content: str
-    done: bool = False
-    evidence: Evidence | None = None
+    done: bool
+    evidence: Evidence | None
+
+    def __init__(
+        self, *, content: str, done: bool = False, evidence: Evidence | None = None
+    ) -> None:
+        store(self, "content", content)
+        store(self, "done", done)
+        store(self, "evidence", evidence)
 
     @classmethod
     def from_json(cls, data: object, op: str) -> ChatChunk:
@@ -377,15 +520,37 @@ class ChatChunk:
         return cls(content=content, done=done, evidence=evidence)
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class SessionQueueStatus:
+class SessionQueueStatus(Record):
     """Queue counts for one session, keyed by the server's internal session id."""
+
+    __slots__ = (
+        "session_id",
+        "total_work_units",
+        "completed_work_units",
+        "in_progress_work_units",
+        "pending_work_units",
+    )
 
     session_id: str
     total_work_units: int
     completed_work_units: int
     in_progress_work_units: int
     pending_work_units: int
+
+    def __init__(
+        self,
+        *,
+        session_id: str,
+        total_work_units: int,
+        completed_work_units: int,
+        in_progress_work_units: int,
+        pending_work_units: int,
+    ) -> None:
+        store(self, "session_id", session_id)
+        store(self, "total_work_units", total_work_units)
+        store(self, "completed_work_units", completed_work_units)
+        store(self, "in_progress_work_units", in_progress_work_units)
+        store(self, "pending_work_units", pending_work_units)
 
     @classmethod
     def from_json(cls, data: object, op: str, key: str) -> SessionQueueStatus:
@@ -401,18 +566,40 @@ class SessionQueueStatus:
         )
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class QueueStatus:
+class QueueStatus(Record):
     """Deriver queue counts. They count queue rows (one per message and task), not units.
 
     ``sessions`` is keyed by the server's internal session id, not the session name.
     """
 
+    __slots__ = (
+        "total_work_units",
+        "completed_work_units",
+        "in_progress_work_units",
+        "pending_work_units",
+        "sessions",
+    )
+
     total_work_units: int
     completed_work_units: int
     in_progress_work_units: int
     pending_work_units: int
-    sessions: Mapping[str, SessionQueueStatus] = field(default_factory=dict)
+    sessions: Mapping[str, SessionQueueStatus]
+
+    def __init__(
+        self,
+        *,
+        total_work_units: int,
+        completed_work_units: int,
+        in_progress_work_units: int,
+        pending_work_units: int,
+        sessions: Mapping[str, SessionQueueStatus] | None = None,
+    ) -> None:
+        store(self, "total_work_units", total_work_units)
+        store(self, "completed_work_units", completed_work_units)
+        store(self, "in_progress_work_units", in_progress_work_units)
+        store(self, "pending_work_units", pending_work_units)
+        store(self, "sessions", {} if sessions is None else sessions)
 
     @property
     def idle(self) -> bool:
@@ -435,11 +622,15 @@ class QueueStatus:
         )
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Health:
+class Health(Record):
     """``GET /health``. Honcho 3.2 reveals no version here (nor in any header)."""
 
+    __slots__ = ("status",)
+
     status: str
+
+    def __init__(self, *, status: str) -> None:
+        store(self, "status", status)
 
     @property
     def ok(self) -> bool:
@@ -451,11 +642,15 @@ class Health:
         return cls(status=Fields(data, op, "health").text("status"))
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class DeleteAccepted:
+class DeleteAccepted(Record):
     """A 202 for a session or workspace delete: accepted, purged later in the background."""
 
-    message: str | None = None
+    __slots__ = ("message",)
+
+    message: str | None
+
+    def __init__(self, *, message: str | None = None) -> None:
+        store(self, "message", message)
 
     @classmethod
     def from_json(cls, data: object, op: str) -> DeleteAccepted:
@@ -465,23 +660,23 @@ class DeleteAccepted:
 
 
 # -- inputs ------------------------------------------------------------------------------
-@dataclass(frozen=True, slots=True, init=False)
-class MessageCreate:
+class MessageCreate(Record):
     """One message to add. ``configuration`` may hold only ``reasoning`` (server rule)."""
+
+    __slots__ = ("peer_id", "content", "metadata", "created_at", "configuration")
+    __match_args__ = ("peer_id", "content", "metadata", "created_at", "configuration")
 
     peer_id: str
     """The sender; the server creates an unknown peer and adds it to the session."""
     content: str
     """At most 25,000 characters (empty is allowed)."""
-    metadata: JSON | None = None
+    metadata: JSON | None
     """A JSON object: at most 100 top-level keys, nested at most 5 levels."""
-    created_at: str | datetime | None = None
+    created_at: str | datetime | None
     """When it was said: RFC 3339 text or an aware datetime; None: the server's now."""
-    configuration: JSON | None = None
+    configuration: JSON | None
     """Only ``{"reasoning": {...}}`` (refused here otherwise: the server drops the rest)."""
 
-    # Written out (init=False above), storing through the slots' setters: the same
-    # parameters and defaults as the fields (tests/unit/test_models.py holds it to them).
     def __init__(
         self,
         peer_id: str,
@@ -490,12 +685,11 @@ class MessageCreate:
         created_at: str | datetime | None = None,
         configuration: JSON | None = None,
     ) -> None:
-        store = _MESSAGE_CREATE_SLOTS
-        store["peer_id"](self, peer_id)
-        store["content"](self, content)
-        store["metadata"](self, metadata)
-        store["created_at"](self, created_at)
-        store["configuration"](self, configuration)
+        store(self, "peer_id", peer_id)
+        store(self, "content", content)
+        store(self, "metadata", metadata)
+        store(self, "created_at", created_at)
+        store(self, "configuration", configuration)
 
     def to_json(self, where: str = "message") -> JSON:
         check_id(self.peer_id, f"{where}.peer_id")
@@ -521,12 +715,11 @@ class MessageCreate:
         return body
 
 
-_MESSAGE_CREATE_SLOTS = _slot_setters(MessageCreate)
-
-
-@dataclass(frozen=True, slots=True)
-class ConclusionCreate:
+class ConclusionCreate(Record):
     """One conclusion to write: what ``observer_id`` concludes about ``observed_id``."""
+
+    __slots__ = ("content", "observer_id", "observed_id", "session_id")
+    __match_args__ = ("content", "observer_id", "observed_id", "session_id")
 
     content: str
     """1 to 65,535 characters (the server also caps its tokens)."""
@@ -534,8 +727,16 @@ class ConclusionCreate:
     """The peer holding the conclusion; it must exist (else 404)."""
     observed_id: str
     """The peer it is about; it must exist (else 404)."""
-    session_id: str | None = None
+    session_id: str | None
     """An active session it belongs to, deleted with it; None: kept until deleted."""
+
+    def __init__(
+        self, content: str, observer_id: str, observed_id: str, session_id: str | None = None
+    ) -> None:
+        store(self, "content", content)
+        store(self, "observer_id", observer_id)
+        store(self, "observed_id", observed_id)
+        store(self, "session_id", session_id)
 
     def to_json(self, where: str = "conclusion") -> JSON:
         body: JSON = {

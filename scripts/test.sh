@@ -30,7 +30,7 @@ stage "docs/compatibility.md is up to date with docs/observations" \
     .venv/bin/python scripts/render_compat.py --check docs/observations/*.json
 stage "docs/api.md's models are up to date with the code" \
     .venv/bin/python scripts/render_api.py --check
-stage "Client's and AsyncClient's methods are up to date with roncho/_operations.py" \
+stage "Client's and AsyncClient's methods are up to date with roncho/_operations/" \
     .venv/bin/python scripts/render_clients.py --check
 stage "benchmarks, smoke mode (one short round: checks the benchmark runs, asserts no speed)" \
     bash -c '.venv/bin/python benchmarks/run.py --smoke --no-sdk > /dev/null'

@@ -124,10 +124,15 @@ def plain(value: object) -> str:
     """A client result as evidence: a model (or a list of them) as JSON, never a Python repr."""
 
     def data(item: object) -> object:
+        kind = type(item)
+        if kind.__module__ == "roncho" and "__slots__" in dir(kind):  # a roncho record
+            return {name: data(getattr(item, name)) for name in kind.__slots__}
         if dataclasses.is_dataclass(item) and not isinstance(item, type):
             return dataclasses.asdict(item)
         if isinstance(item, list | tuple):
             return [data(i) for i in item]
+        if isinstance(item, dict):
+            return {key: data(value) for key, value in item.items()}
         return item
 
     try:

@@ -12,16 +12,19 @@ import roncho
 from roncho import (
     DeadlineExceeded,
     DecodeError,
+    MessageCreate,
     ProtocolError,
     RedirectError,
     StatusError,
     WorkspaceBusyError,
 )
 from roncho import _operations as ops
+from roncho._call import Response
 from roncho._checks import parse_base_url
 from roncho._errors import MAX_ERROR_BODY_BYTES as ERROR_BODY_BYTES
-from roncho._exchange import Exchange
-from roncho._http import build_request
+from roncho._exchange import Exchange, encode_json
+from roncho._http import ResponseHead, build_request
+from roncho._models import render_batch
 from roncho._network import Deadline
 
 ENDPOINT = parse_base_url("http://127.0.0.1:8000/pre")
@@ -146,3 +149,20 @@ def test_the_deadline_is_pure() -> None:
     assert clock.wait_for(1.0, now=100.5) == (1.0, False)
     with pytest.raises(DeadlineExceeded):
         clock.wait_for(5.0, now=102.0)
+
+
+def test_response_hands_its_body_over_once() -> None:
+    response = Response(ResponseHead(200, "OK", ()), b'{"a":1}')
+    assert response.status == 200
+    assert response.take_body() == b'{"a":1}'
+    assert response.body == b"" and response.take_body() == b""
+
+
+@pytest.mark.parametrize("content", ["caf\u00e9", "bell\x07", "del\x7f", "\\u00e9", 'q"\\'])
+def test_a_batch_is_encoded_as_compact_utf8_json(content: str) -> None:
+    """Non-ASCII and DEL are written raw, control characters and backslashes escaped."""
+    batch = [MessageCreate(peer_id="alice", content=content)]
+    body = {"messages": render_batch(batch, MessageCreate, "messages", "op")}
+    assert encode_json(body).decode("utf-8") == json.dumps(
+        body, ensure_ascii=False, separators=(",", ":")
+    )

@@ -104,8 +104,7 @@ def test_import_loads_roncho_and_no_forbidden_module(report: dict[str, Any]) -> 
     assert "roncho" in modules and "roncho._client" in modules  # the probe really imported
     forbidden = {"asyncio", "ssl", "_ssl", "pandas", "numpy", "matplotlib", "concurrent.futures"}
     assert modules & forbidden == set()
-    # dataclasses (and the inspect it pulls in) may load: the models are standard frozen
-    # dataclasses. What that costs at import is measured by benchmarks/bench_import.py.
+    # What the import costs is measured by benchmarks/bench_import.py.
     assert not any(m.startswith(("roncho.testing", "roncho.workbook")) for m in modules)
 
 

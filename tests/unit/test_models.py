@@ -7,7 +7,6 @@ missing or mistyped field into a DecodeError naming the operation and the field.
 from __future__ import annotations
 
 import copy
-import dataclasses
 import inspect
 import json
 import math
@@ -52,6 +51,7 @@ from roncho._checks import (
     MAX_METADATA_KEYS,
 )
 from roncho._decode import decode_list
+from roncho._record import Record
 
 MYPY_TIMEOUT = 120  # seconds; a cold mypy run on a shared machine
 WHEN = "2026-11-30T12:00:00.123456Z"
@@ -332,8 +332,8 @@ def test_models_decoded_are_frozen(
     what: str, decode: Callable[[object, str], Any], body: dict[str, Any]
 ) -> None:
     model = decode(copy.deepcopy(body), "op")
-    field = dataclasses.fields(model)[0].name
-    with pytest.raises(dataclasses.FrozenInstanceError):
+    field = type(model).__slots__[0]
+    with pytest.raises(AttributeError):
         setattr(model, field, None)
 
 
@@ -758,37 +758,38 @@ def test_every_field_a_decoded_model_declares_is_read_from_the_answer() -> None:
     ]
     for cls, body in bodies:
         model = cls.from_json(copy.deepcopy(body), "op")
-        for f in dataclasses.fields(cls):
-            if f.name in ("created", "evidence"):  # given by the caller; decoded apart
+        for name in cls.__slots__:
+            if name in ("created", "evidence"):  # given by the caller; decoded apart
                 continue
-            sent = body[f.name]
-            assert getattr(model, f.name) == (tuple(sent) if isinstance(sent, list) else sent), (
+            sent = body[name]
+            assert getattr(model, name) == (tuple(sent) if isinstance(sent, list) else sent), (
                 cls.__name__,
-                f.name,
+                name,
             )
     entry = QueueStatus.from_json(QUEUE_BUSY, "op").sessions[NANO]
-    for f in dataclasses.fields(entry):
-        assert getattr(entry, f.name) == QUEUE_BUSY["sessions"][NANO][f.name]
+    for name in entry.__slots__:
+        assert getattr(entry, name) == QUEUE_BUSY["sessions"][NANO][name]
 
 
-def test_message_create_init_written_out_matches_its_fields() -> None:
-    """MessageCreate's __init__ is written by hand for speed; it must take exactly its
-    fields, in order, with their defaults, and set every one."""
+def test_message_create_takes_its_fields_in_order() -> None:
     parameters = list(inspect.signature(MessageCreate.__init__).parameters.values())[1:]
-    fields = dataclasses.fields(MessageCreate)
-    assert [p.name for p in parameters] == [f.name for f in fields]
-    for p, f in zip(parameters, fields, strict=True):
+    for p in parameters:
         assert p.kind is inspect.Parameter.POSITIONAL_OR_KEYWORD
-        assert p.default is (
-            inspect.Parameter.empty if f.default is dataclasses.MISSING else f.default
-        )
+    assert [p.default for p in parameters[2:]] == [None, None, None]
+    assert parameters[0].default is parameters[1].default is inspect.Parameter.empty
     full = MessageCreate("alice", "hi", {"k": 1}, "2026-12-01T00:00:00Z", {"reasoning": {}})
-    assert [getattr(full, f.name) for f in fields] == [
+    assert [getattr(full, name) for name in MessageCreate.__slots__] == [
         "alice", "hi", {"k": 1}, "2026-12-01T00:00:00Z", {"reasoning": {}},
+    ]  # fmt: skip
+    smallest = Message.from_json(
+        {"id": "m", "content": "c", "peer_id": "p", "session_id": "s", "created_at": "t"}, "op"
+    )
+    assert [getattr(smallest, name) for name in Message.__slots__] == [
+        "m", "c", "p", "s", "t", {}, None, None,
     ]  # fmt: skip
 
 
-# -- every model is a standard frozen dataclass ----------------------------------------------
+# -- every model is a plain frozen record ----------------------------------------------------
 SAMPLES: list[Any] = [
     Workspace(id="w", metadata={"k": 1}, created=True),
     Peer(id="alice", workspace_id="w"),
@@ -819,45 +820,55 @@ SAMPLES: list[Any] = [
 ]
 
 
+MODELS = [type(sample) for sample in SAMPLES]
+
+
+@pytest.mark.parametrize("cls", MODELS, ids=lambda c: c.__name__)
+def test_models_init_takes_exactly_its_fields_and_sets_every_one(cls: type[Any]) -> None:
+    """Each record's __init__ is written out: it must take exactly its fields (its
+    __slots__), in order, and set every one (an unset slot would raise when read)."""
+    parameters = list(inspect.signature(cls.__init__).parameters.values())[1:]
+    assert [p.name for p in parameters] == list(cls.__slots__)
+    sample = next(s for s in SAMPLES if type(s) is cls)
+    for name in cls.__slots__:
+        getattr(sample, name)
+
+
 def test_models_samples_cover_every_public_model() -> None:
     import roncho
 
     public = {
         name
         for name in roncho.__all__
-        if isinstance(getattr(roncho, name), type)
-        and dataclasses.is_dataclass(getattr(roncho, name))
+        if isinstance(getattr(roncho, name), type) and issubclass(getattr(roncho, name), Record)
     }
     assert {type(s).__name__ for s in SAMPLES} == public
 
 
 @pytest.mark.parametrize("model", SAMPLES, ids=lambda m: type(m).__name__)
-def test_models_are_frozen_dataclasses(model: Any) -> None:
+def test_models_are_frozen_records(model: Any) -> None:
     cls = type(model)
-    assert dataclasses.is_dataclass(cls)
-    names = [f.name for f in dataclasses.fields(cls)]
+    assert issubclass(cls, Record)
+    names = list(cls.__slots__)
     values = [getattr(model, name) for name in names]
     assert (
         repr(model)
         == f"{cls.__name__}({', '.join(f'{n}={v!r}' for n, v in zip(names, values, strict=True))})"
     )
-    with pytest.raises(
-        dataclasses.FrozenInstanceError, match=f"cannot assign to field '{names[0]}'"
-    ):
+    with pytest.raises(AttributeError, match=f"cannot assign to field '{names[0]}'"):
         setattr(model, names[0], None)
-    with pytest.raises(dataclasses.FrozenInstanceError, match=f"cannot delete field '{names[0]}'"):
+    with pytest.raises(AttributeError, match=f"cannot delete field '{names[0]}'"):
         delattr(model, names[0])
-    if cls is not Page:  # see the comment above Page in roncho/_models.py
-        assert not hasattr(model, "__dict__")
+    assert not hasattr(model, "__dict__")
     assert getattr(model, names[0]) == values[0]
 
 
 @pytest.mark.parametrize("model", SAMPLES, ids=lambda m: type(m).__name__)
 def test_models_compare_copy_and_pickle_by_their_fields(model: Any) -> None:
     cls = type(model)
-    same = dataclasses.replace(model)
+    same = model.replace()
     assert same == model and same is not model and type(same) is cls
-    assert model != object() and model != dataclasses.astuple(model)
+    assert model != object() and model != tuple(getattr(model, n) for n in cls.__slots__)
     for protocol in range(pickle.HIGHEST_PROTOCOL + 1):
         clone = pickle.loads(pickle.dumps(model, protocol))
         assert clone == model and type(clone) is cls
@@ -875,14 +886,14 @@ def test_models_hash_by_fields_and_a_dict_field_makes_them_unhashable() -> None:
 
 def test_models_replace_checks_again() -> None:
     config = SessionPeerConfig(observe_me=True)
-    assert dataclasses.replace(config, observe_others=False) == SessionPeerConfig(
+    assert config.replace(observe_others=False) == SessionPeerConfig(
         observe_me=True, observe_others=False
     )
     with pytest.raises(ConfigError):
-        dataclasses.replace(config, observe_me=1)
+        config.replace(observe_me=1)
     with pytest.raises(TypeError, match="content"):
-        dataclasses.replace(MessageCreate("a", "b"), contents="c")
-    created = dataclasses.replace(MessageCreate("a", "b"), content="c", created_at=WHEN)
+        MessageCreate("a", "b").replace(contents="c")
+    created = MessageCreate("a", "b").replace(content="c", created_at=WHEN)
     assert created == MessageCreate("a", "c", created_at=WHEN)
 
 
@@ -894,7 +905,7 @@ def test_models_default_factory_gives_each_its_own_dict() -> None:
 def test_models_signature_and_match_args() -> None:
     assert str(inspect.signature(EvidenceMessage)) == (
         "(*, id: 'str', session_id: 'str | None' = None, peer_id: 'str | None' = None, "
-        "created_at: 'str | None' = None) -> None"
+        "created_at: 'str | None' = None) -> 'None'"
     )
     assert ConclusionCreate.__match_args__ == (
         "content",
@@ -965,3 +976,30 @@ def test_models_look_like_frozen_dataclasses_to_mypy(tmp_path: Any) -> None:
     assert 'Missing named argument "content" for "Message"' in errors
     assert 'Argument "peer_id" to "MessageCreate" has incompatible type "int"' in errors
     assert "use.py:7" not in out.stdout  # positional MessageCreate is fine
+
+
+def test_message_decoded_is_still_frozen() -> None:
+    message = Message.from_json(
+        {
+            "id": "m",
+            "content": "c",
+            "peer_id": "p",
+            "session_id": "s",
+            "created_at": "2026-11-30T00:00:00Z",
+            "metadata": None,
+        },
+        "op",
+    )
+    assert message.metadata == {} and message.token_count is None
+    with pytest.raises(AttributeError):
+        message.content = "changed"  # type: ignore[misc]
+
+
+def test_message_decoder_sets_every_field() -> None:
+    """It fills a blank slot by slot, so a field it forgot would raise AttributeError when
+    read: every field must be set, also from the smallest body."""
+    body = {"id": "m", "content": "c", "peer_id": "p", "session_id": "s", "created_at": "t"}
+    message = Message.from_json(body, "op")
+    assert [getattr(message, name) for name in Message.__slots__] == [
+        "m", "c", "p", "s", "t", {}, None, None,
+    ]  # fmt: skip

@@ -16,13 +16,15 @@ from dataclasses import dataclass
 from typing import Any
 from unittest import mock
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import roncho._client
 from roncho import Client, ConfigError, MessageCreate
-from roncho._checks import ID_PATTERN
+from roncho._checks import ID_PATTERN, check_json, check_metadata
 from roncho._http import BodyData, ResponseEnd, ResponseHead, ResponseParser, build_request
+from roncho._models import ConclusionCreate, render_batch
 from roncho._sse import ServerSentEvent, SSEDecoder
 
 # Examples per property in CI: 6 properties x 300 take about 6 s on one core.
@@ -337,3 +339,106 @@ def test_property_message_batch_refused_or_sent_as_json(peer_id: str, content: s
     assert head.split(b"\r\n", 1)[0] == b"POST /v3/workspaces/ws/sessions/s1/messages HTTP/1.1"
     assert json.loads(body) == {"messages": [{"peer_id": peer_id, "content": content}]}
     assert re.search(rb"\r\nContent-Length: %d\r\n" % len(body), head)
+
+
+# -- what a request may carry ------------------------------------------------------
+def _dumps_accepts(value: object) -> bool:
+    """The reference: what the request encoder can send, with string keys only."""
+
+    def string_keys(v: object) -> bool:
+        if isinstance(v, dict):
+            return all(isinstance(k, str) and string_keys(x) for k, x in v.items())
+        if isinstance(v, (list, tuple)):
+            return all(string_keys(x) for x in v)
+        return True
+
+    try:
+        json.dumps(value, allow_nan=False, ensure_ascii=False).encode("utf-8")
+    except (TypeError, ValueError):
+        return False
+    return string_keys(value)
+
+
+json_ish = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers()
+    | st.floats()
+    | st.text(max_size=4)
+    | st.sampled_from(["\ud800", "é", b"bytes", {1, 2}]),
+    lambda inner: (
+        st.lists(inner, max_size=3)
+        | st.dictionaries(st.text(max_size=3) | st.integers(), inner, max_size=3)
+    ),
+    max_leaves=12,
+)
+
+
+@given(json_ish)
+def test_json_check_walk_agrees_with_the_encoder(value: object) -> None:
+    try:
+        check_json(value, "metadata")
+        accepted = True
+    except ConfigError:
+        accepted = False
+    assert accepted == _dumps_accepts(value)
+
+
+def test_json_check_refuses_a_cycle_instead_of_recursing_forever() -> None:
+    cycle: dict[str, Any] = {}
+    cycle["self"] = cycle
+    with pytest.raises(ConfigError, match="refers to itself"):
+        check_json(cycle, "metadata")
+
+
+def test_metadata_depth_counts_arrays_as_the_server_does() -> None:
+    """Honcho's _check_metadata_limits enters lists as well as dicts, one level each."""
+    five = {"a": [[[{"b": 1}]]]}  # dict, list, list, list, dict: five levels
+    assert check_metadata(five) is five
+    with pytest.raises(ConfigError, match="deeper than 5"):
+        check_metadata({"a": [[[[[]]]]]})  # dict and five lists: six levels
+
+
+# -- a batch of messages --------------------------------------------------------------
+peer_ids = st.one_of(
+    st.sampled_from(["alice", "bob", "x" * 512, "x" * 513, "", "a b", "é", "a/b"]),
+    st.text(max_size=6),
+    st.integers(),
+    st.just(["alice"]),
+)
+contents = st.one_of(
+    st.text(max_size=10),
+    st.sampled_from(["x" * 25_000, "x" * 25_001, "", "\ud800"]),
+    st.integers(),
+    st.none(),
+)
+messages = st.builds(
+    MessageCreate,
+    peer_id=peer_ids,
+    content=contents,
+    metadata=st.none() | st.just({"k": 1}),
+    created_at=st.none() | st.just("2026-11-30T12:00:00Z"),
+)
+
+
+def _slow_batch(batch: list[MessageCreate]) -> list[dict[str, Any]] | str:
+    try:
+        return [m.to_json(f"messages[{i}]") for i, m in enumerate(batch)]
+    except ConfigError as exc:
+        return str(exc)
+
+
+@given(st.lists(messages, min_size=1, max_size=5))
+def test_a_batch_renders_as_each_message_to_json(batch: list[MessageCreate]) -> None:
+    """The same bodies, or the same refusal, as each message's own to_json."""
+    expected = _slow_batch(batch)
+    try:
+        got: list[dict[str, Any]] | str = render_batch(batch, MessageCreate, "messages", "op")
+    except ConfigError as exc:
+        got = str(exc)
+    assert got == expected
+
+
+def test_a_message_in_a_batch_of_conclusions_is_refused() -> None:
+    with pytest.raises(ConfigError, match=r"^conclusions\[0\] must be a ConclusionCreate$"):
+        render_batch([MessageCreate("alice", "hi")], ConclusionCreate, "conclusions", "op")

@@ -15,7 +15,6 @@ is stored twice.
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import socket
 import time
@@ -63,7 +62,7 @@ def add_messages(client: roncho.Client, **kw: Any) -> Any:
 
 def create_conclusions(client: roncho.Client, **kw: Any) -> Any:
     if kw.get("session") == "bad id":
-        bad = [dataclasses.replace(CONCLUSIONS[0], observer_id="bad id")]
+        bad = [CONCLUSIONS[0].replace(observer_id="bad id")]
         return client.create_conclusions(bad)
     return client.create_conclusions(CONCLUSIONS, deadline=kw.get("deadline"))
 
@@ -183,7 +182,7 @@ def test_request_sent_says_whether_the_server_may_have_it(
 # -- the recovery recipe against the emulator -----------------------------------------------
 def stamped(batch: Sequence[roncho.MessageCreate], sync_id: str) -> list[roncho.MessageCreate]:
     return [
-        dataclasses.replace(m, metadata={**(m.metadata or {}), "sync_id": sync_id}) for m in batch
+        m.replace(metadata={**(m.metadata or {}), "sync_id": sync_id}) for m in batch
     ]
 
 
