@@ -124,9 +124,9 @@ def plain(value: object) -> str:
     """A client result as evidence: a model (or a list of them) as JSON, never a Python repr."""
 
     def data(item: object) -> object:
-        kind = type(item)
-        if kind.__module__ == "roncho" and "__slots__" in dir(kind):  # a roncho record
-            return {name: data(getattr(item, name)) for name in kind.__slots__}
+        fields: tuple[str, ...] = getattr(type(item), "__slots__", ())
+        if fields and type(item).__module__ == "roncho":  # a roncho record
+            return {name: data(getattr(item, name)) for name in fields}
         if dataclasses.is_dataclass(item) and not isinstance(item, type):
             return dataclasses.asdict(item)
         if isinstance(item, list | tuple):
