@@ -905,7 +905,7 @@ class Client(ClientCore):
                 connection.send(wire)
             while exchange.needs_more:
                 try:
-                    data = connection.read(exchange.room())
+                    data = connection.read()
                 except RonchoError:
                     if exchange.cut():  # an error status arrived: it is the answer
                         break

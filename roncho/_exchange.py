@@ -32,12 +32,7 @@ if TYPE_CHECKING:
     from ._models import ChatChunk
 
 T = TypeVar("T")
-B = TypeVar("B", bytes, bytearray)
 
-# With this much of a 2xx body still to come, the blocking client reads it into one buffer
-# of the body's exact size (see ``room``) instead of joining received chunks: less of a
-# body mostly arrives in one read, and joining one chunk costs nothing (no copy).
-WHOLE_BODY_BYTES: Final = 64 * 1024
 USER_AGENT: Final = f"roncho/{__version__}"
 
 _JSON: Final = json.JSONEncoder(ensure_ascii=False, allow_nan=False, separators=(",", ":"))
@@ -104,9 +99,8 @@ class Exchange(Generic[T]):
         self._max_body = max_body
         self._parser = ResponseParser(max_body=max_body, request_method=call.method)
         self._chunks: list[bytes] = []
-        self._size = 0
-        self._whole: bytearray | None = None  # a large 2xx body, filled up to ``_size``
-        self._starved = True  # the parser has no whole event until more bytes come
+        self._size = 0  # bytes in _chunks
+        self._needs_bytes = True  # the parser has no whole event until more bytes come
         self.head: ResponseHead | None = None
         self.chat: ChatDecoder | None = None  # in STREAM: the decoder of the body
 
@@ -139,41 +133,11 @@ class Exchange(Generic[T]):
         """The client should read again (a stream stops here once its head is in)."""
         return self.state in (State.HEAD, State.BODY, State.ERROR)
 
-    def room(self) -> memoryview | None:
-        """Where the connection may read the body's next bytes itself (``recv_into``, then
-        ``received`` of the count), or None: read some bytes and hand them to ``received``.
-
-        Offered only inside a 2xx body of announced length with at least WHOLE_BODY_BYTES
-        still to come, and never past its end, so the cap holds as before. The buffer is
-        the whole body's, made at the first offer: what came with the head is copied in, and
-        the rest is read there with no further copy and no join at the end.
-        """
-        if self.state is not State.BODY:
-            return None
-        left = self._parser.room()
-        if not left:
-            return None
-        whole = self._whole
-        if whole is None:
-            if left < WHOLE_BODY_BYTES:
-                return None
-            whole = self._whole = bytearray(self._size + left)
-            whole[: self._size] = b"".join(self._chunks)
-            self._chunks = []
-        return memoryview(whole)[self._size :]
-
-    def received(self, data: bytes | int) -> None:
-        """What one read gave: the bytes (``b""``: the server closed the connection), or the
-        count read into ``room()`` (0: closed)."""
-        if data == 0 or data == b"":
-            self._parser.feed(b"")
-        elif isinstance(data, int):
-            self._parser.took(data)
-            self._size += data
-        else:
-            self._parser.feed(data)
-            del data  # it may echo the key: no frame a traceback keeps may hold it
-        self._starved = False
+    def received(self, data: bytes) -> None:
+        """What one read gave (``b""``: the server closed the connection)."""
+        self._parser.feed(data)
+        del data  # it may echo the key: no frame a traceback keeps may hold it
+        self._needs_bytes = False
         if self.state is not State.STREAM:  # Rule 1
             self._advance()
 
@@ -195,7 +159,7 @@ class Exchange(Generic[T]):
                     return
                 event = self._parser.next_event()
                 if event is None:
-                    self._starved = True
+                    self._needs_bytes = True
                     return
                 self._take(event)
         except RonchoError as exc:
@@ -211,10 +175,6 @@ class Exchange(Generic[T]):
         if isinstance(event, BodyData):
             if self.chat is not None:
                 self.chat.feed(event.data)
-            elif self._whole is not None:
-                end = self._size + len(event.data)
-                self._whole[self._size : end] = event.data
-                self._size = end
             else:
                 self._chunks.append(event.data)
                 self._size += len(event.data)
@@ -255,7 +215,7 @@ class Exchange(Generic[T]):
                     f"{self.call.op}: the stream was closed before its final event",
                     request_sent=True,
                 )
-            if self._starved:
+            if self._needs_bytes:
                 return None
             self._advance(pulled=True)
         return chunk
@@ -275,13 +235,10 @@ class Exchange(Generic[T]):
                 return meaning(failure)
             raise failure
         assert self.head is not None and self.state is State.DONE
-        whole, self._whole = self._whole, None
-        if whole is None:
-            response = Response(self.head, self.redact(b"".join(self._chunks)))
-        else:
-            response = Response(self.head, self.redact(whole))
-            del whole  # so the decoder's take_body() leaves the only reference
-        self._chunks = []
+        body = b"".join(self._chunks)
+        self._chunks = []  # so the decoder's take_body() leaves the body's only reference
+        response = Response(self.head, self.redact(body))
+        del body
         return call.decode(response)
 
     def failure(self) -> StatusError:
@@ -298,7 +255,7 @@ class Exchange(Generic[T]):
             return RedirectError(head.status, call.method, call.path, kept, location=location)
         return status_error(head.status, call.method, call.path, kept)
 
-    def redact(self, data: B) -> B:
+    def redact(self, data: bytes) -> bytes:
         """A server that echoes the request must not put the key into an error."""
         key = self._key
         if not key or key not in data:

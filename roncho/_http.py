@@ -189,29 +189,6 @@ class ResponseParser:
     def done(self) -> bool:
         return self._state is _State.DONE
 
-    def length_left(self) -> int:
-        """Bytes of a Content-Length body not yet handed out (0 for any other framing, and
-        for an announced length over the cap, whose error comes with the next event)."""
-        if self._state is _State.LENGTH and self._pending_error is None:
-            return self._remaining
-        return 0
-
-    def room(self) -> int:
-        """How many body bytes the caller may read past the parser, straight into a buffer
-        of its own (and then report with ``took``): the rest of a Content-Length body once
-        nothing is buffered here. It is never more than the body still announced, so what
-        is read that way is inside the cap, and no byte after the body is taken."""
-        if self._buf or self._eof:
-            return 0
-        return self.length_left()
-
-    def took(self, count: int) -> None:
-        """``count`` body bytes (1 to ``room()``) were read by the caller itself."""
-        if not 0 < count <= self.room():
-            raise ValueError(f"took {count} bytes with room for {self.room()}")
-        self._remaining -= count
-        self._body_seen += count
-
     # -- output --------------------------------------------------------------------------
     def next_event(self) -> Event | None:
         """The next event, or None when more bytes are needed."""

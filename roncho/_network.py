@@ -33,8 +33,7 @@ if TYPE_CHECKING:
 
 # The most one read takes. Not more: CPython makes a bytes object of this size for each
 # recv() and shrinks it to what came, and at 128 KiB or more glibc's malloc maps fresh pages
-# for it every time (benchmarks/RESULTS.md has the figures). A larger body is read into a
-# buffer of its own size instead (Exchange.room).
+# for it every time (benchmarks/RESULTS.md has the figures).
 RECV_BYTES = 64 * 1024
 
 # How a socket is made for each resolved address: ``(family, type, proto) -> socket``. The
@@ -54,7 +53,7 @@ class Stream(Protocol):
     request_sent: bool  # true from the moment a byte of the request may have left
 
     def send(self, data: bytes | bytearray) -> None: ...
-    def read(self, room: memoryview | None) -> bytes | int: ...
+    def read(self) -> bytes: ...
     def close(self) -> None: ...
 
 
@@ -64,7 +63,7 @@ class AsyncStream(Protocol):
     request_sent: bool
 
     async def send(self, data: bytes | bytearray) -> None: ...
-    async def read(self, room: memoryview | None) -> bytes | int: ...
+    async def read(self) -> bytes: ...
     def close(self) -> None: ...
 
 

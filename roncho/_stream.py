@@ -82,7 +82,7 @@ class ChatStream(StreamCore):
             while (chunk := self._exchange.next_chunk(self._closed)) is None:
                 if self.finished:
                     break  # the final chunk was handed out
-                self._exchange.received(self._connection.read(None))
+                self._exchange.received(self._connection.read())
         except BaseException:
             self.close()
             raise

@@ -94,15 +94,12 @@ class Connection(Failures):
         if failure is not None:
             raise failure
 
-    def read(self, room: memoryview | None) -> bytes | int:
-        """The bytes received (``room`` None; ``b""`` once the server has closed), or how
-        many were read into ``room`` (a large body's own buffer: one copy fewer)."""
+    def read(self) -> bytes:
+        """The bytes received (``b""`` once the server has closed)."""
         by_deadline = False
         try:
             by_deadline = self._settimeout()
             assert self._sock is not None
-            if room is None:
-                return self._sock.recv(network.RECV_BYTES)
-            return self._sock.recv_into(room)
+            return self._sock.recv(network.RECV_BYTES)
         except OSError as exc:
             raise self._read_failed(exc, by_deadline) from None

@@ -683,7 +683,7 @@ class AsyncClient(ClientCore, AsyncClosing):
                 await connection.send(wire)
             while exchange.needs_more:
                 try:
-                    data = await connection.read(exchange.room())
+                    data = await connection.read()
                 except RonchoError:
                     if exchange.cut():  # an error status arrived: it is the answer
                         break

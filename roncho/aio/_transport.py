@@ -191,32 +191,22 @@ class AsyncConnection(Failures):
             await self._wait(seconds, self._loop.sock_sendall(sock, view[sent:]))
 
     # -- reading ---------------------------------------------------------------------------
-    async def read(self, room: memoryview | None) -> bytes | int:
-        """The bytes received (``room`` None; ``b""`` once the server has closed), or how
-        many were read into ``room`` (a large body's own buffer: one copy fewer)."""
+    async def read(self) -> bytes:
+        """The bytes received (``b""`` once the server has closed)."""
         seconds, by_deadline = self._wait_for()
         try:
             if self._tls is not None:
-                return await self._read_tls(room, seconds)
+                return await self._recv_tls(seconds, network.RECV_BYTES)
             sock, loop = self._sock_now(), self._loop
             try:
-                return sock.recv(network.RECV_BYTES) if room is None else sock.recv_into(room)
+                return sock.recv(network.RECV_BYTES)
             except (BlockingIOError, InterruptedError):
-                if room is None:
-                    return await self._wait(seconds, loop.sock_recv(sock, network.RECV_BYTES))
-                return await self._wait(seconds, loop.sock_recv_into(sock, room))
+                return await self._wait(seconds, loop.sock_recv(sock, network.RECV_BYTES))
         except OSError as exc:
             raise self._read_failed(exc, by_deadline) from None
         except BaseException:
             self.close()  # cancelled: the socket goes at once
             raise
-
-    async def _read_tls(self, room: memoryview | None, seconds: float) -> bytes | int:
-        if room is None:
-            return await self._recv_tls(seconds, network.RECV_BYTES)
-        data = await self._recv_tls(seconds, len(room))
-        room[: len(data)] = data
-        return len(data)
 
     async def _recv_tls(self, seconds: float, most: int) -> bytes:
         tls = self._tls

@@ -15,6 +15,7 @@ from roncho import (
     MessageCreate,
     ProtocolError,
     RedirectError,
+    ResponseTooLargeError,
     StatusError,
     WorkspaceBusyError,
 )
@@ -166,3 +167,46 @@ def test_a_batch_is_encoded_as_compact_utf8_json(content: str) -> None:
     assert encode_json(body).decode("utf-8") == json.dumps(
         body, ensure_ascii=False, separators=(",", ":")
     )
+
+
+def page_body(count: int, content: str = "x" * 1000) -> bytes:
+    message = {
+        "id": "m",
+        "content": content,
+        "peer_id": "alice",
+        "session_id": "s",
+        "created_at": "2026-11-30T12:00:00Z",
+        "metadata": {},
+    }
+    page = {"items": [message] * count, "total": count, "page": 1, "size": count, "pages": 1}
+    return json.dumps(page).encode()
+
+
+@pytest.mark.parametrize("step", [1000, 65536, 1 << 20])
+def test_a_large_body_decodes_in_any_split_and_bytes_after_it_are_not_taken(step: int) -> None:
+    body = page_body(200)
+    exchange = Exchange(ops.messages.list_messages(PATHS, "s"), None, 1 << 24)
+    run(exchange, answer(200, body) + b"trailing", step)
+    page = exchange.result()
+    assert len(page.items) == 200 and page.items[0].content == "x" * 1000
+
+
+def test_a_large_body_keeps_the_cap_and_a_cut_one_is_refused() -> None:
+    over = Exchange(ops.messages.list_messages(PATHS, "s"), None, 1 << 18)
+    with pytest.raises(ResponseTooLargeError) as too_large:
+        over.received(b"HTTP/1.1 200 X\r\nContent-Length: %d\r\n\r\n" % ((1 << 18) + 1))
+        over.received(b"")
+    assert too_large.value.request_sent is True
+    cut = Exchange(ops.messages.list_messages(PATHS, "s"), None, 1 << 24)
+    cut.received(b"HTTP/1.1 200 X\r\nContent-Length: %d\r\n\r\n" % (1 << 18) + b"x" * 100)
+    with pytest.raises(ProtocolError, match="still to come") as info:
+        cut.received(b"")  # the server closed the connection
+    assert info.value.request_sent is True
+
+
+def test_a_large_body_is_redacted() -> None:
+    body = page_body(100, content="sk-secret " * 100)
+    exchange = Exchange(ops.messages.list_messages(PATHS, "s"), KEY, 1 << 24)
+    run(exchange, answer(200, body), 1 << 16)
+    page = exchange.result()
+    assert page.items and all("sk-secret" not in m.content for m in page.items)
