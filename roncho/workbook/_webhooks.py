@@ -4,7 +4,11 @@ A receiver on 127.0.0.1 (``Receiver``, registered as ``http://localhost:PORT/...
 server refuses loopback IP literals) records every delivery and checks its signature with
 ``roncho.webhooks.verify``. In one scratch workspace:
 
-1. **test**: ``GET .../webhooks/test``; how long until the ``test.event`` arrives.
+1. **test**: ``GET .../webhooks/test``; how long until the ``test.event`` arrives. A probe
+   message is synced right after it: the deriver delivers a workspace's events in order, so
+   the probe's ``queue.empty`` cannot come first. Its event alone means the test event was
+   lost; neither, with the probe still queued, means the deriver is behind (a backlog), not
+   that no event comes.
 2. **trials**: per trial a fresh session gets a sync of ``messages`` messages from one
    peer; while waiting for its ``queue.empty``, ``queue_status(session_id=)`` and the
    session's conclusions are polled. Recorded: the event's delay after the sync, after the
@@ -138,11 +142,21 @@ class Receiver:
         self._thread.join(timeout=2.0)
 
 
-# The test event came 0.3 to 5.2 s after its request on the kit's 3.0.12 (batching off and
-# on); one that has not come within this bound is taken as a delivery that cannot arrive.
-TEST_EVENT_BOUND = 30.0
 # Each later wait's bound once no delivery has reached the receiver.
 UNREACHED_WAIT_BOUND = 5.0
+# The session of the probe synced after the test event, and how often its queue is read.
+PROBE_SESSION = "q9-probe"
+PROBE_POLL = 0.5
+# Seconds the probe's work must have been finished, with no delivery, before the wait ends
+# early as "unreached" (the queue.empty is posted right after the work is done).
+PROBE_GRACE = 5.0
+
+# What became of the test event (the ``outcome`` of its table row).
+DELIVERED = "delivered"
+LOST = "lost"  # the probe's queue.empty came, the test event never did
+BEHIND = "behind"  # neither came; the probe's work is still queued at the bound
+UNREACHED = "unreached"  # the probe's work was done, yet no delivery came
+UNKNOWN = "unknown"  # neither came, and the queue could not be read
 
 
 def probe_webhooks(
@@ -187,11 +201,12 @@ def probe_webhooks(
                 "this server takes no webhooks, so push cannot replace polling here."
             )
             return finding
-        test_s = _test_event(finding, receiver, raw, min(wait_bound, TEST_EVENT_BOUND))
-        if test_s is None:
+        test_s, outcome = _test_event(finding, receiver, client, raw, wait_bound)
+        if outcome not in (DELIVERED, LOST):
             # No delivery reaches this receiver (the server is on another host or behind a
-            # tunnel, or has no secret to sign with): every later wait would run to its
-            # bound, so from here on each is short; the answer says why nothing came.
+            # tunnel, or has no secret to sign with), or none is due yet (the deriver is
+            # behind): every later wait would run to its bound, so from here on each is
+            # short; the answer says which it was.
             wait_bound = min(wait_bound, UNREACHED_WAIT_BOUND)
         rows = finding.table("trials")
         for trial in range(trials):
@@ -214,30 +229,79 @@ def probe_webhooks(
         _failure(finding, receiver, client, raw, message_chars, wait_bound, poll, settle, watch)
         _payload(finding, receiver, made.status, again.status if again else None)
         finding.tables["stats"] = trial_stats(rows)
-        finding.answer = answer(finding, config, test_s, bool(secret), poll)
+        finding.answer = answer(finding, config, test_s, bool(secret), poll, outcome)
     return finding
 
 
 # -- 1. the test event -----------------------------------------------------------------------
-def _test_event(finding: Finding, receiver: Receiver, raw: RawClient, bound: float) -> float | None:
+def outcome_of_test_event(test_came: bool, probe_came: bool, probe_queued: bool | None) -> str:
+    """What became of the test event, from what came and whether the probe's work (queued
+    after it) was still waiting when the wait ended; None: its queue could not be read."""
+    if test_came:
+        return DELIVERED
+    if probe_came:
+        return LOST
+    if probe_queued is None:
+        return UNKNOWN
+    return BEHIND if probe_queued else UNREACHED
+
+
+def _test_event(
+    finding: Finding, receiver: Receiver, client: Client, raw: RawClient, bound: float
+) -> tuple[float | None, str]:
+    """The test event's delay (None if it did not come) and its outcome."""
     seen = len(receiver.snapshot())
     started = time.monotonic()
     finding.trace.raw("trigger the test event", raw, "GET", raw.ws_path("webhooks", "test"))
-    arrival = _next_of(
-        receiver,
-        seen,
-        lambda a: a.event is not None and a.event.type == "test.event",
-        started + bound,
-    )
-    delay = None if arrival is None else round(arrival.mono - started, 3)
+    client.add_messages(PROBE_SESSION, [MessageCreate(SENDER, "A probe after the test event.")])
+
+    def is_test(a: Arrival) -> bool:
+        return a.event is not None and a.event.type == "test.event"
+
+    def is_probe(a: Arrival) -> bool:
+        return isinstance(a.event, QueueEmptyEvent) and a.event.session_id == PROBE_SESSION
+
+    deadline = started + bound
+    queued: bool | None = None
+    done_since: float | None = None
+    while True:
+        if _next_of(receiver, seen, lambda a: is_test(a) or is_probe(a), time.monotonic()):
+            break
+        queued = _probe_queued(client, time.monotonic() - started)
+        now = time.monotonic()
+        done_since = (done_since or now) if queued is False else None
+        if now >= deadline or (done_since is not None and now - done_since >= PROBE_GRACE):
+            break
+        receiver.wait_new(len(receiver.snapshot()), min(PROBE_POLL, deadline - now))
+    arrivals = [a for a in receiver.snapshot()[seen:] if a.mode == OK]
+    test = next((a for a in arrivals if is_test(a)), None)
+    probe_came = any(is_probe(a) for a in arrivals)
+    outcome = outcome_of_test_event(test is not None, probe_came, queued)
+    delay = None if test is None else round(test.mono - started, 3)
     finding.table("test_event").append(
         {
-            "arrived": arrival is not None,
+            "arrived": test is not None,
             "after_s": delay,
-            "verified": arrival.verified if arrival else None,
+            "verified": test.verified if test else None,
+            "outcome": outcome,
+            "probe_event": probe_came,
+            "waited_s": round(time.monotonic() - started, 3),
         }
     )
-    return delay
+    return delay, outcome
+
+
+def _probe_queued(client: Client, elapsed: float) -> bool | None:
+    """Whether the probe's work is still waiting or in progress (None: the queue cannot be
+    read). Work done reads as not queued; so does a queue that shows no work at all once
+    the enqueue lag (under a second) is long past, as after the server's cleanup."""
+    try:
+        status = client.queue_status(session_id=PROBE_SESSION)
+    except RonchoError:
+        return None
+    if not status.idle:
+        return True
+    return status.completed_work_units == 0 and elapsed < PROBE_GRACE
 
 
 def _next_of(receiver: Receiver, seen: int, match: Any, deadline: float) -> Arrival | None:
@@ -586,7 +650,12 @@ def _payload(finding: Finding, receiver: Receiver, made: int, again: int | None)
 
 
 def answer(
-    finding: Finding, config: DeriverConfig, test_s: float | None, checked: bool, poll_s: float
+    finding: Finding,
+    config: DeriverConfig,
+    test_s: float | None,
+    checked: bool,
+    poll_s: float,
+    outcome: str = DELIVERED,
 ) -> str:
     rows = finding.tables.get("trials", [])
     got = [r for r in rows if r["event"]]
@@ -628,15 +697,24 @@ def answer(
         if dependable
         else "push is not dependable here: keep polling queue_status"
     )
-    if test_s is None and not got:
+    waited = (finding.tables.get("test_event") or [{}])[0].get("waited_s")
+    if test_s is None and not got and outcome == BEHIND:
         verdict = (
-            f"no delivery reached this run's receiver (not even the test event within "
-            f"{TEST_EVENT_BOUND:g}s): the server cannot reach http://localhost on this machine "
-            "(run from the server's own host) or has no webhook secret to sign with, so push "
-            "was not measured here; keep polling queue_status"
+            f"no delivery was due yet: a probe queued right after the test event was still "
+            f"waiting in the deriver's queue after {_shown_s(waited)} (the deriver is behind, "
+            "or holds it in a batch), so this is not a lost event; push was not measured "
+            "here: run again when the server's queue is short, and keep polling queue_status"
+        )
+    elif test_s is None and not got:
+        verdict = (
+            f"no delivery reached this run's receiver (not even the test event; the deriver "
+            f"finished a probe queued after it within {_shown_s(waited)}): the server cannot "
+            "reach http://localhost on this machine (run from the server's own host) or has "
+            "no webhook secret to sign with, so push was not measured here; keep polling "
+            "queue_status"
         )
     size = rows[0]["messages"] if rows else 0
-    test = "n/a" if test_s is None else f"{test_s:.2f}s"
+    test = f"{test_s:.2f}s" if test_s is not None else _NOT_DELIVERED.get(outcome, outcome)
     parts = [
         f"queue.empty arrived in {len(got)}/{len(rows)} trials of a {size}-message sync "
         f"({span('event_after_sync_s')} after the sync; "
@@ -656,6 +734,19 @@ def answer(
         f"Deriver as told: {config.describe()}",
     ]
     return "; ".join(parts) + f". Verdict: {verdict}."
+
+
+# How the answer says what became of a test event that did not come.
+_NOT_DELIVERED = {
+    LOST: "never (lost: a probe queued after it was delivered)",
+    BEHIND: "not yet (the deriver had not reached it)",
+    UNREACHED: "never (no delivery reached the receiver)",
+    UNKNOWN: "not seen (the queue could not be read)",
+}
+
+
+def _shown_s(seconds: object) -> str:
+    return f"{seconds:g}s" if isinstance(seconds, (int, float)) else "the bound"
 
 
 def _shown(value: object) -> str:

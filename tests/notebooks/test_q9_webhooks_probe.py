@@ -3,10 +3,24 @@ delivers as 3.0.12 does (docs/emulator.md), so every part of the probe has somet
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
-from roncho.workbook import DeriverConfig, open_target, wait_until
-from roncho.workbook._webhooks import probe_webhooks, trial_stats
+from roncho.workbook import DeriverConfig, Finding, open_target, wait_until
+from roncho.workbook._webhooks import (
+    BEHIND,
+    DELIVERED,
+    LOST,
+    UNKNOWN,
+    UNREACHED,
+    Receiver,
+    _test_event,
+    answer,
+    outcome_of_test_event,
+    probe_webhooks,
+    trial_stats,
+)
 
 SECRET = "q9-test-secret"
 
@@ -64,6 +78,8 @@ def test_q9_probe_on_the_emulator() -> None:
     )
     statuses = [c.status for c in finding.trace.calls]
     assert 422 in statuses  # the loopback IP literal
+    [test] = finding.tables["test_event"]
+    assert (test["arrived"], test["outcome"]) == (True, DELIVERED)
 
 
 def test_trial_stats_median_and_p90() -> None:
@@ -72,3 +88,58 @@ def test_trial_stats_median_and_p90() -> None:
     assert first["measure"] == "event_after_sync_s"
     assert (first["n"], first["median_s"], first["min_s"], first["max_s"]) == (10, 5.5, 1.0, 10.0)
     assert first["p90_s"] == pytest.approx(9.1)
+
+
+@pytest.mark.parametrize(
+    ("test_came", "probe_came", "probe_queued", "outcome"),
+    [
+        (True, True, False, DELIVERED),
+        (True, False, True, DELIVERED),
+        (False, True, False, LOST),
+        (False, False, True, BEHIND),
+        (False, False, False, UNREACHED),
+        (False, False, None, UNKNOWN),
+    ],
+)
+def test_what_became_of_the_test_event(
+    test_came: bool, probe_came: bool, probe_queued: bool | None, outcome: str
+) -> None:
+    assert outcome_of_test_event(test_came, probe_came, probe_queued) == outcome
+
+
+def _test_event_on(options: dict[str, Any], bound: float) -> tuple[float | None, str, Finding]:
+    """The test-event step alone, on an emulator started with ``options``."""
+    finding = Finding(question="Q9")
+    with (
+        open_target(emulator_options=options) as target,
+        target.scratch("roncho-q9probe") as client,
+        Receiver(SECRET) as receiver,
+    ):
+        client.get_or_create_webhook(receiver.url("ok", client.workspace))
+        delay, outcome = _test_event(finding, receiver, client, target.raw(client.workspace), bound)
+    return delay, outcome, finding
+
+
+@pytest.mark.timeout(60)
+def test_a_deriver_that_has_not_reached_the_probe_reads_as_behind() -> None:
+    """No test event, and the probe synced after it still queued: not "no event"."""
+    # A manual deriver never runs; without a secret the emulator posts nothing.
+    delay, outcome, finding = _test_event_on({"deriver": "manual", "flush": True}, bound=2.0)
+    assert (delay, outcome) == (None, BEHIND)
+    [row] = finding.tables["test_event"]
+    assert row["waited_s"] >= 2.0 and not row["probe_event"]
+    finding.tables["trials"] = []
+    said = answer(finding, DeriverConfig(flush=True, age_gate=0.0), None, False, 0.25, outcome)
+    assert "no delivery was due yet" in said and "not a lost event" in said
+    assert "test.event after not yet (the deriver had not reached it)" in said
+
+
+@pytest.mark.timeout(60)
+def test_a_probe_done_without_any_delivery_reads_as_unreached_early() -> None:
+    options = {"flush": True, "deriver_delay": 0.01}  # no secret: nothing is posted
+    delay, outcome, finding = _test_event_on(options, bound=30.0)
+    assert (delay, outcome) == (None, UNREACHED)
+    [row] = finding.tables["test_event"]
+    assert row["waited_s"] < 30.0  # ended once the probe's work was done, not at the bound
+    said = answer(finding, DeriverConfig(flush=True, age_gate=0.0), None, False, 0.25, outcome)
+    assert "no delivery reached this run's receiver" in said
