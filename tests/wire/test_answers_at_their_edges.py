@@ -174,6 +174,15 @@ def test_a_stream_event_that_is_not_json_is_a_decode_error_saying_the_request_wa
     assert str(err) == "chat_stream: a stream event is not JSON"
 
 
+@pytest.mark.parametrize("data", [b"[1, 2]", b"5", b'"done"', b"null", b"true"])
+def test_a_stream_event_that_is_json_but_not_an_object_is_a_decode_error(data: bytes) -> None:
+    """Valid JSON of the wrong kind is the server's answer being wrong, in the error family:
+    never a raw AttributeError from reading it as an object."""
+    err = chat_stream_error(b"data: %s\n\n" % data, DecodeError)
+    assert str(err).startswith("chat_stream: "), str(err)
+    assert "object" in str(err), str(err)
+
+
 def test_a_stream_line_that_is_not_utf8_is_a_decode_error_saying_the_request_was_sent() -> None:
     err = chat_stream_error(b"data: \xff\xfe\n\n", DecodeError)
     assert str(err).endswith("event stream is not valid UTF-8")

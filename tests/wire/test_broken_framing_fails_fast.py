@@ -204,6 +204,34 @@ def test_a_malformed_chunk_size_line_is_refused_while_the_connection_is_open(lin
     assert str(err) == "GET /health: malformed chunk size line"
 
 
+# -- the response head ---------------------------------------------------------------------
+HEAD_CAP = 64 * 1024  # MAX_HEADER_BYTES: the status line and headers, before the blank line
+
+
+def head_of(size: int) -> bytes:
+    """A 200's status line and headers, ``size`` bytes without their closing blank line."""
+    head = b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %d\r\nx-h: " % (
+        len(HEALTH)
+    )
+    return head + b"v" * (size - len(head))
+
+
+def test_a_head_at_its_cap_is_read_whatever_the_split_of_its_blank_line() -> None:
+    """Three bytes past the cap may be the blank line's first three (CR LF CR): not over yet."""
+    for first, rest in ((b"", b"\r\n\r\n"), (b"\r\n\r", b"\n")):
+        pieces = [head_of(HEAD_CAP) + first, rest + HEALTH]
+        with RawServer([send_raw(pieces, pause=0.3)]) as server:
+            health = roncho.Client(server.url, "w", read_timeout=PATIENT).probe()
+        assert health.status == "ok"
+
+
+def test_an_unfinished_head_four_bytes_past_its_cap_is_refused_at_once() -> None:
+    """Four bytes past the cap with no blank line cannot be a head within it: refused as they
+    arrive, while the server holds the connection open, not after an idle timeout."""
+    err = probe_error(held_open(head_of(HEAD_CAP + 4)), ResponseTooLargeError)
+    assert str(err) == f"GET /health: response header section exceeds {HEAD_CAP} bytes"
+
+
 # -- trailers -----------------------------------------------------------------------------
 def test_trailers_up_to_the_header_cap_are_read_and_past_it_refused() -> None:
     cap = 64 * 1024  # MAX_HEADER_BYTES, which the trailer section shares
