@@ -733,6 +733,7 @@ def test_fault_matrix(case: Case, monkeypatch: pytest.MonkeyPatch) -> None:
         case.check(error)
 
 
+@pytest.mark.blocking_only("a check of the table itself: no client runs")
 def test_fault_matrix_covers_every_error_class() -> None:
     """The table reaches every error a server (or the network) can cause."""
     raised = {c.expect for c in CASES if c.expect is not None}

@@ -1,7 +1,7 @@
 """roncho.scratch_workspace: a fresh workspace, never an adopted one, always cleaned up.
 
 The RawServer scripts pin the exact sequence of calls; two tests at the end run the same
-promises against the emulator, where the state is real.
+promises against the emulator, where the state is real. Blocking only: the helper is.
 """
 
 from __future__ import annotations
@@ -17,6 +17,10 @@ from rawserver import SERVER_WAIT, Conn, RawServer, Request, response_bytes
 import roncho
 import roncho._scratch
 from roncho import RonchoError, ScratchCleanupError, scratch_workspace
+
+# scratch_workspace is a blocking helper (AsyncClient has none): an asyncio run of these
+# tests would test the same blocking code again and claim it for the async client.
+pytestmark = pytest.mark.blocking_only("scratch_workspace exists for the blocking client only")
 
 READ_TIMEOUT = 5.0  # seconds
 TS = "2026-11-30T12:00:00Z"
