@@ -32,6 +32,7 @@ import re
 import subprocess
 import sys
 import textwrap
+import types
 from pathlib import Path
 
 import pytest
@@ -194,19 +195,32 @@ def test_an_example_that_writes_a_fixed_workspace_is_refused(
     _run_twice_as_on_a_real_server(safe, "safe.md", tmp_path / "safe")
 
 
-def _doctest_params() -> list[object]:
-    found = _doctests()
-    if not found:  # say so, rather than pytest's "got empty parameter set"
-        return [pytest.param(None, marks=pytest.mark.skip(reason="no >>> examples in roncho/"))]
-    return [pytest.param(test, id=test.name) for test in found]
-
-
-@pytest.mark.parametrize("test", _doctest_params())
-def test_every_doctest_passes(test: doctest.DocTest, loopback_only: None) -> None:
+def _run_doctests(tests: list[doctest.DocTest]) -> tuple[int, str]:
+    """Run each doctest; (examples run, the report of every failure)."""
     runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS)
     output: list[str] = []
-    runner.run(test, out=output.append)
-    assert runner.failures == 0, "".join(output)
+    for test in tests:
+        runner.run(test, out=output.append)
+    return runner.tries, "".join(output) if runner.failures else ""
+
+
+def test_every_doctest_passes(loopback_only: None) -> None:
+    """roncho's docstrings hold no ``>>>`` example today; any one added runs here."""
+    _, failures = _run_doctests(_doctests())
+    assert failures == ""
+
+
+def test_a_docstring_example_is_found_and_a_wrong_one_fails() -> None:
+    """The doctest path can fail: an example in a module's docstring is found and run, and
+    one whose output is wrong is reported."""
+    module = types.ModuleType("roncho_doctest_probe")
+    source = '"""\n>>> 1 + 1\n2\n"""\n\n\ndef wrong():\n    """\n    >>> 1 + 1\n    3\n    """\n'
+    exec(compile(source, "<roncho_doctest_probe>", "exec"), module.__dict__)
+    found = [t for t in doctest.DocTestFinder(exclude_empty=True).find(module) if t.examples]
+    assert sorted(t.name for t in found) == ["roncho_doctest_probe", "roncho_doctest_probe.wrong"]
+    tries, failures = _run_doctests(found)
+    assert tries == 2
+    assert "roncho_doctest_probe.wrong" in failures and "Expected:\n    3" in failures
 
 
 # The finder itself: if it stopped finding examples, every test above would pass vacuously.
