@@ -28,9 +28,11 @@ def test_slow_next_delays_one_response(fake: FakeHoncho) -> None:
     started = time.monotonic()
     assert api.get("/health").status == 200
     assert time.monotonic() - started >= 0.2
-    started = time.monotonic()
-    api.get("/health")
-    assert time.monotonic() - started < 0.2
+    assert api.get("/health").status == 200
+    # The second request met the rule and it did not apply: one response was slowed. (Not
+    # a timed bound on the second answer: on a loaded machine that is a flake, and how fast
+    # the emulator answers is a benchmark's question.)
+    assert [(state.matched, state.applied) for state in fake.faults.rules()] == [(2, 1)]
 
 
 def test_fail_next_answers_500_without_handling(fake: FakeHoncho) -> None:
