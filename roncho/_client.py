@@ -33,7 +33,7 @@ from ._checks import (
 )
 from ._errors import ConfigError, ReadOnlyError, RonchoError
 from ._exchange import Exchange
-from ._network import Deadline, Limits, SocketFactory, tls_context
+from ._network import SocketFactory, Timeouts, tls_context
 from ._operations import Pages, Paths
 from ._stream import ChatStream
 from ._transport import Connection, connect
@@ -80,11 +80,12 @@ CLOSED: Final = _Closed()
 class ClientCore:
     """Immutable configuration for one workspace, and the key it wipes on close()."""
 
-    __slots__ = ("_endpoint", "_key", "_limits", "_paths", "_read_only", "_tls")
+    __slots__ = ("_endpoint", "_key", "_max_body", "_paths", "_read_only", "_timeouts", "_tls")
     _endpoint: Endpoint
     _key: bytearray | None
-    _limits: Limits
+    _max_body: int
     _read_only: bool
+    _timeouts: Timeouts
     _paths: Paths
     _tls: Any
     _public_name: str = "roncho.Client"
@@ -104,17 +105,18 @@ class ClientCore:
         read_only: bool = False,
     ) -> None:
         endpoint = parse_base_url(base_url)
-        limits = Limits(
-            connect_timeout=check_timeout(connect_timeout, "connect_timeout"),
-            read_timeout=check_timeout(read_timeout, "read_timeout"),
-            max_response_bytes=check_positive_int(max_response_bytes, "max_response_bytes"),
+        timeouts = Timeouts(
+            connect=check_timeout(connect_timeout, "connect_timeout"),
+            read=check_timeout(read_timeout, "read_timeout"),
         )
+        max_body = check_positive_int(max_response_bytes, "max_response_bytes")
         check_flag(read_only, "read_only")
         self._init(
             endpoint,
             check_id(workspace, "workspace"),
             check_api_key(api_key),
-            limits,
+            timeouts,
+            max_body,
             read_only,
             tls_context() if endpoint.scheme == "https" else None,
         )
@@ -124,7 +126,8 @@ class ClientCore:
         endpoint: Endpoint,
         workspace: str,
         key: bytearray | None,
-        limits: Limits,
+        timeouts: Timeouts,
+        max_body: int,
         read_only: bool,
         tls: Any,
     ) -> None:
@@ -132,7 +135,8 @@ class ClientCore:
         set_(self, "_endpoint", endpoint)
         set_(self, "_paths", Paths(endpoint.prefix, workspace))
         set_(self, "_key", key)
-        set_(self, "_limits", limits)
+        set_(self, "_timeouts", timeouts)
+        set_(self, "_max_body", max_body)
         set_(self, "_read_only", read_only)
         set_(self, "_tls", tls)
 
@@ -198,19 +202,19 @@ class ClientCore:
         max_response_bytes: int | None = None,
     ) -> C:
         """The same client with other limits, e.g. a long read timeout for the dialectic."""
-        old = self._limits
-        limits = Limits(
-            connect_timeout=old.connect_timeout
+        old = self._timeouts
+        timeouts = Timeouts(
+            connect=old.connect
             if connect_timeout is None
             else check_timeout(connect_timeout, "connect_timeout"),
-            read_timeout=old.read_timeout
-            if read_timeout is None
-            else check_timeout(read_timeout, "read_timeout"),
-            max_response_bytes=old.max_response_bytes
-            if max_response_bytes is None
-            else check_positive_int(max_response_bytes, "max_response_bytes"),
+            read=old.read if read_timeout is None else check_timeout(read_timeout, "read_timeout"),
         )
-        return self._copy(limits=limits, key=self._copy_key())
+        max_body = (
+            self._max_body
+            if max_response_bytes is None
+            else check_positive_int(max_response_bytes, "max_response_bytes")
+        )
+        return self._copy(timeouts=timeouts, max_body=max_body, key=self._copy_key())
 
     def _copy_key(self) -> bytearray | None:
         self._check_open()
@@ -224,7 +228,8 @@ class ClientCore:
             self._endpoint,
             changes.get("workspace", self.workspace),
             changes["key"],
-            changes.get("limits", self._limits),
+            changes.get("timeouts", self._timeouts),
+            changes.get("max_body", self._max_body),
             changes.get("read_only", self._read_only),
             self._tls,
         )
@@ -255,14 +260,14 @@ class ClientCore:
         if self._tls is CLOSED:
             raise ConfigError(f"this {self._public_name} is closed")
 
-    def _start(self, call: Call[T], deadline: float | None) -> tuple[Exchange[T], Deadline]:
+    def _start(self, call: Call[T], deadline: float | None) -> tuple[Exchange[T], Timeouts]:
         """What every call checks before it connects, and the state it starts with."""
         if call.write and self._read_only:
             raise ReadOnlyError(f"{call.op} changes server state and this client is read-only")
         self._check_open()
         total = check_timeout(deadline, "deadline", allow_none=True)
-        clock = Deadline(self._limits.read_timeout, total, time.monotonic())
-        return Exchange(call, self._key, self._limits.max_response_bytes), clock
+        timeouts = self._timeouts.for_call(total, time.monotonic())
+        return Exchange(call, self._key, self._max_body), timeouts
 
 
 class Client(ClientCore):
@@ -895,10 +900,8 @@ class Client(ClientCore):
 
     def _exchange(self, call: Call[T], deadline: float | None) -> tuple[Connection, Exchange[T]]:
         """Connect, send, and read until the exchange needs no more (a stream: its head)."""
-        exchange, clock = self._start(call, deadline)
-        connection = connect(
-            self._endpoint, self._limits, clock, self._tls, call.what, type(self)._new_socket
-        )
+        exchange, timeouts = self._start(call, deadline)
+        connection = connect(self._endpoint, timeouts, self._tls, call.what, type(self)._new_socket)
         try:
             # Only now, connected, is the request with the key built (and wiped once sent).
             with exchange.sending(self._endpoint) as wire:

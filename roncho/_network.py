@@ -6,9 +6,9 @@ each implement ``Stream`` / ``AsyncStream`` and each has a ``connect()`` that re
 both import only this module, never each other. The clients drive a connection the same
 way: ``send`` the request, then ``read`` until the exchange has its answer, then ``close``.
 
-Two clocks bound every wait: the idle ``read_timeout`` ("no byte for N seconds") and the
-optional total ``deadline``. ``Deadline`` is pure (the caller passes the time), so each
-transport asks it, before each connect, send or read, how long it may wait.
+``Timeouts`` holds every clock of a call: the connect timeout, the idle read timeout ("no
+byte for N seconds") and the optional total ``deadline``. Each transport asks it, before
+each connect, send or read, how long it may wait.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from __future__ import annotations
 import socket
 import time
 from collections.abc import Callable, Iterator
-from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from ._checks import Endpoint
 from ._errors import (
@@ -68,26 +68,39 @@ class AsyncStream(Protocol):
 
 
 # -- the clocks --------------------------------------------------------------------------
-class Limits(NamedTuple):
-    """The caller's limits, fixed for the life of a client."""
+class Timeouts:
+    """Every clock of a call, in one object: ``connect`` (seconds per resolved address),
+    ``read`` (an idle timeout: no byte for that long), and the optional ``total`` (the
+    call's deadline, counted from ``started``).
 
-    connect_timeout: float
-    read_timeout: float
-    max_response_bytes: int
+    A client keeps one without a total; each call gets its own from ``for_call``. It is the
+    one place that says how long the next wait may be (``connect_wait``, ``read_wait``):
+    its own limit, or less when the deadline is nearer. Pure: the caller passes the time.
+    """
 
+    __slots__ = ("connect", "ends_at", "read", "total")
 
-class Deadline:
-    """The optional total for one call, started when the call starts."""
-
-    __slots__ = ("ends_at", "read_timeout", "total")
-
-    def __init__(self, read_timeout: float, total: float | None, now: float) -> None:
-        self.read_timeout = read_timeout
+    def __init__(
+        self, connect: float, read: float, total: float | None = None, started: float = 0.0
+    ) -> None:
+        self.connect = connect
+        self.read = read
         self.total = total
-        self.ends_at = None if total is None else now + total
+        self.ends_at = None if total is None else started + total
 
-    def wait_for(self, limit: float, now: float) -> tuple[float, bool]:
-        """Seconds to wait now (at most ``limit``), and whether the deadline binds."""
+    def for_call(self, total: float | None, now: float) -> Timeouts:
+        """These timeouts for one call, its deadline (if any) counted from ``now``."""
+        return Timeouts(self.connect, self.read, total, now)
+
+    def connect_wait(self, now: float) -> tuple[float, bool]:
+        """Seconds one connect may wait, and whether it is the deadline that binds."""
+        return self._wait(self.connect, now)
+
+    def read_wait(self, now: float) -> tuple[float, bool]:
+        """Seconds the next send or read may wait, and whether the deadline binds."""
+        return self._wait(self.read, now)
+
+    def _wait(self, limit: float, now: float) -> tuple[float, bool]:
         if self.ends_at is None:
             return limit, False
         left = self.ends_at - now
@@ -133,11 +146,10 @@ class Attempts:
     when it was the deadline that ran out); ``error`` is what to raise when none connected.
     """
 
-    def __init__(self, endpoint: Endpoint, what: str, limit: float, clock: Deadline) -> None:
+    def __init__(self, endpoint: Endpoint, what: str, timeouts: Timeouts) -> None:
         self._endpoint = endpoint
         self._what = what
-        self._limit = limit
-        self._clock = clock
+        self._timeouts = timeouts
         self._by_deadline = False
         self._failures: list[str] = []
         self._timed_out = 0
@@ -147,7 +159,7 @@ class Attempts:
         if not addresses:
             raise ConnectError(f"{self._what}: {self._endpoint.host!r} resolved to no address")
         for family, kind, proto, _canon, address in addresses:
-            seconds, self._by_deadline = self._clock.wait_for(self._limit, time.monotonic())
+            seconds, self._by_deadline = self._timeouts.connect_wait(time.monotonic())
             yield family, kind, proto, address, seconds
 
     def failed(self, address: tuple[Any, ...], exc: OSError) -> None:
@@ -155,9 +167,9 @@ class Attempts:
             self._failures.append(f"{_show(address)}: {why(exc)}")
             return
         if self._by_deadline:
-            raise self._clock.expired(self._what, "connecting", False) from None
+            raise self._timeouts.expired(self._what, "connecting", False) from None
         self._timed_out += 1
-        self._failures.append(f"{_show(address)}: timed out after {self._limit} s")
+        self._failures.append(f"{_show(address)}: timed out after {self._timeouts.connect} s")
 
     def error(self) -> ConnectError:
         where = f"{self._what}: cannot connect to {self._endpoint.host_header}"
@@ -196,13 +208,12 @@ def tls_context() -> ssl.SSLContext:
 
 # -- what a failed send or read becomes ----------------------------------------------------
 class Failures:
-    """What both transports' connections share: the call's two clocks, and the error a
+    """What both transports' connections share: the call's timeouts, and the error a
     failed send or read becomes (naming the request, saying whether it was sent)."""
 
-    def __init__(self, limits: Limits, clock: Deadline, what: str) -> None:
+    def __init__(self, timeouts: Timeouts, what: str) -> None:
         self._what = what  # "METHOD /path" for messages; never headers
-        self._clock = clock
-        self._limits = limits
+        self._timeouts = timeouts
         self.request_sent = False
 
     def close(self) -> None:
@@ -211,7 +222,7 @@ class Failures:
     def _wait_for(self) -> tuple[float, bool]:
         """Seconds the next send or read may wait, and whether the deadline binds."""
         try:
-            return self._clock.wait_for(self._limits.read_timeout, time.monotonic())
+            return self._timeouts.read_wait(time.monotonic())
         except DeadlineExceeded:
             # The deadline ran out between reads (e.g. a caller slow to iterate a stream):
             # the same error as running out during a read, naming the request and saying
@@ -237,9 +248,9 @@ class Failures:
 
     def _timeout_error(self, by_deadline: bool, doing: str) -> RonchoError:
         if by_deadline:
-            return self._clock.expired(self._what, doing, self.request_sent)
+            return self._timeouts.expired(self._what, doing, self.request_sent)
         return ReadTimeout(
-            f"{self._what}: no bytes for {self._limits.read_timeout} s while {doing}",
+            f"{self._what}: no bytes for {self._timeouts.read} s while {doing}",
             request_sent=self.request_sent,
         )
 

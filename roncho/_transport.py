@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 from . import _network as network
 from ._checks import Endpoint
 from ._errors import RonchoError
-from ._network import Attempts, Deadline, Failures, Limits, SocketFactory
+from ._network import Attempts, Failures, SocketFactory, Timeouts
 
 if TYPE_CHECKING:
     import ssl
@@ -23,8 +23,7 @@ if TYPE_CHECKING:
 
 def connect(
     endpoint: Endpoint,
-    limits: Limits,
-    clock: Deadline,
+    timeouts: Timeouts,
     tls: ssl.SSLContext | None,
     what: str,
     new_socket: SocketFactory = socket.socket,
@@ -34,7 +33,7 @@ def connect(
         addresses = network.resolve(endpoint.host, endpoint.port)
     except OSError as exc:  # socket.gaierror and friends
         raise network.cannot_resolve(what, endpoint.host, exc) from None
-    attempts = Attempts(endpoint, what, limits.connect_timeout, clock)
+    attempts = Attempts(endpoint, what, timeouts)
     for family, kind, proto, address, seconds in attempts.each(addresses):
         sock = new_socket(family, kind, proto)
         try:
@@ -46,7 +45,7 @@ def connect(
             continue
         if tls is not None:
             sock = _wrap_tls(sock, tls, endpoint.host, what)
-        return Connection(sock, limits, clock, what)
+        return Connection(sock, timeouts, what)
     raise attempts.error()
 
 
@@ -61,8 +60,8 @@ def _wrap_tls(sock: socket.socket, tls: ssl.SSLContext, host: str, what: str) ->
 class Connection(Failures):
     """One open connection carrying one request (a ``network.Stream``); closes on any error."""
 
-    def __init__(self, sock: socket.socket, limits: Limits, clock: Deadline, what: str) -> None:
-        super().__init__(limits, clock, what)
+    def __init__(self, sock: socket.socket, timeouts: Timeouts, what: str) -> None:
+        super().__init__(timeouts, what)
         self._sock: socket.socket | None = sock
 
     def close(self) -> None:

@@ -674,9 +674,9 @@ class AsyncClient(ClientCore, AsyncClosing):
         self, call: Call[T], deadline: float | None
     ) -> tuple[AsyncConnection, Exchange[T]]:
         """Connect, send, and read until the exchange needs no more (a stream: its head)."""
-        exchange, clock = self._start(call, deadline)
+        exchange, timeouts = self._start(call, deadline)
         connection = await connect(
-            self._endpoint, self._limits, clock, self._tls, call.what, type(self)._new_socket
+            self._endpoint, timeouts, self._tls, call.what, type(self)._new_socket
         )
         try:
             with exchange.sending(self._endpoint) as wire:

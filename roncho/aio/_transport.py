@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from .. import _network as network
 from .._checks import Endpoint
 from .._errors import RonchoError
-from .._network import Attempts, Deadline, Failures, Limits, SocketFactory
+from .._network import Attempts, Failures, SocketFactory, Timeouts
 
 if TYPE_CHECKING:
     import ssl
@@ -42,8 +42,7 @@ async def _resolve(host: str, port: int) -> list[tuple[Any, ...]]:
 
 async def connect(
     endpoint: Endpoint,
-    limits: Limits,
-    clock: Deadline,
+    timeouts: Timeouts,
     tls: ssl.SSLContext | None,
     what: str,
     new_socket: SocketFactory = socket.socket,
@@ -55,10 +54,10 @@ async def connect(
     except OSError as exc:
         raise network.cannot_resolve(what, endpoint.host, exc) from None
     loop = asyncio.get_running_loop()
-    attempts = Attempts(endpoint, what, limits.connect_timeout, clock)
+    attempts = Attempts(endpoint, what, timeouts)
     for family, kind, proto, address, seconds in attempts.each(addresses):
         sock = new_socket(family, kind, proto)
-        connection = AsyncConnection(sock, limits, clock, what)
+        connection = AsyncConnection(sock, timeouts, what)
         try:
             sock.setblocking(False)
             await connection._wait(seconds, loop.sock_connect(sock, address))
@@ -90,8 +89,8 @@ class AsyncConnection(Failures):
     """One open connection carrying one request (a ``network.AsyncStream``); closes on any
     error or cancellation."""
 
-    def __init__(self, sock: socket.socket, limits: Limits, clock: Deadline, what: str) -> None:
-        super().__init__(limits, clock, what)
+    def __init__(self, sock: socket.socket, timeouts: Timeouts, what: str) -> None:
+        super().__init__(timeouts, what)
         self._sock: socket.socket | None = sock
         self._tls: _Tls | None = None
         self._loop = asyncio.get_running_loop()

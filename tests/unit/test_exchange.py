@@ -26,7 +26,7 @@ from roncho._errors import MAX_ERROR_BODY_BYTES as ERROR_BODY_BYTES
 from roncho._exchange import Exchange, encode_json
 from roncho._http import ResponseHead, build_request
 from roncho._models import render_batch
-from roncho._network import Deadline
+from roncho._network import Timeouts
 
 ENDPOINT = parse_base_url("http://127.0.0.1:8000/pre")
 PATHS = ops.Paths(ENDPOINT.prefix, "ws")
@@ -143,13 +143,14 @@ def test_a_stream_stops_at_its_head_until_the_stream_pulls() -> None:
 
 
 def test_the_deadline_is_pure() -> None:
-    clock = Deadline(read_timeout=5.0, total=None, now=100.0)
-    assert clock.wait_for(5.0, now=1e9) == (5.0, False)
-    clock = Deadline(read_timeout=5.0, total=2.0, now=100.0)
-    assert clock.wait_for(5.0, now=100.5) == (1.5, True)
-    assert clock.wait_for(1.0, now=100.5) == (1.0, False)
+    client = Timeouts(connect=1.0, read=5.0)
+    clock = client.for_call(None, now=100.0)
+    assert clock.read_wait(now=1e9) == (5.0, False)
+    clock = client.for_call(2.0, now=100.0)
+    assert clock.read_wait(now=100.5) == (1.5, True)
+    assert clock.connect_wait(now=100.5) == (1.0, False)
     with pytest.raises(DeadlineExceeded):
-        clock.wait_for(5.0, now=102.0)
+        clock.read_wait(now=102.0)
 
 
 def test_response_hands_its_body_over_once() -> None:
