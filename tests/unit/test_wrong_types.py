@@ -8,6 +8,10 @@ does not take is given to it in turn, the other arguments being valid. A method 
 is walked the same way without a line here, unless it needs an argument kind this file has
 no valid example for: then the walk fails and says what to add.
 
+A batch parameter (``messages``, ``conclusions``) is walked one level down as well: each
+field of its record, given a wrong value inside a one-item batch, is a ConfigError that
+names the field.
+
 The clients point at a loopback listener that counts connections. Each method is first
 called with valid arguments only, which must reach the listener (so the valid examples
 really are valid, and the refusals below are the wrong value's doing); the listener closes
@@ -75,6 +79,8 @@ VALID_BY_KIND: dict[object, object] = {
     MessageCreate: [MessageCreate("owner", "hi")],
     ConclusionCreate: [ConclusionCreate("fact", "owner", "owner")],
 }
+# The records a batch holds: their fields are walked too, one record in a one-item batch.
+RECORDS = (MessageCreate, ConclusionCreate)
 # Arguments without which a method refuses to send at all (a rule between arguments).
 VALID_EXTRA: dict[str, dict[str, object]] = {
     "set_session_peer_config": {"observe_me": True},
@@ -99,7 +105,7 @@ def takes(annotation: object, value: object) -> bool:
         return isinstance(value, (int, float)) and not isinstance(value, bool)
     if annotation is str:
         return isinstance(value, str)
-    if origin is collections.abc.Mapping or annotation is collections.abc.Mapping:
+    if origin in (collections.abc.Mapping, dict) or annotation is collections.abc.Mapping:
         return isinstance(value, collections.abc.Mapping)
     if origin in (collections.abc.Iterable, collections.abc.Sequence, list, tuple):
         (item,) = typing.get_args(annotation)[:1]
@@ -116,13 +122,31 @@ def valid_for(method: str, name: str, annotation: object) -> object:
     key: object = annotation
     if origin in (collections.abc.Iterable, collections.abc.Sequence, list, tuple):
         key = typing.get_args(annotation)[0]
-    elif origin is collections.abc.Mapping:
+    elif origin in (collections.abc.Mapping, dict):
         key = collections.abc.Mapping
     if key not in VALID_BY_KIND:
         raise AssertionError(
             f"no valid example for {method}({name}: {annotation!r}): add one to VALID_BY_KIND"
         )
     return VALID_BY_KIND[key]
+
+
+def fields_of(record: type) -> list[Param]:
+    """A record's constructor parameters, as a method's are read."""
+    init: Any = vars(record)["__init__"]  # written in its own module (shown as roncho's)
+    scope = {**init.__globals__, **NAMESPACE}
+    return [
+        Param(p.name, eval(p.annotation, scope), p.default is inspect.Parameter.empty)
+        for p in inspect.signature(record).parameters.values()
+    ]
+
+
+def record_of(annotation: object) -> type | None:
+    """The record a batch parameter holds (``Iterable[MessageCreate]``), else None."""
+    if typing.get_origin(annotation) not in (collections.abc.Iterable, collections.abc.Sequence):
+        return None
+    (item,) = typing.get_args(annotation)
+    return item if item in RECORDS else None
 
 
 @dataclass
@@ -202,6 +226,43 @@ class Walk:
     methods: int = 0
     params: int = 0
     examples: int = 0
+    record_fields: int = 0
+
+
+async def walk_record(
+    where: str,
+    target: Callable[..., Any],
+    base: dict[str, object],
+    param: Param,
+    record: type,
+    listener: Listener,
+    problems: list[str],
+    counted: Walk,
+) -> None:
+    """Each field of the one record in ``param``'s batch, given every wrong value in turn:
+    a ConfigError naming ``param[0].field`` (or the field, if the record refuses it)."""
+    fields = fields_of(record)
+    valid = {f.name: valid_for(record.__name__, f.name, f.annotation) for f in fields if f.required}
+    for field in fields:
+        counted.record_fields += 1
+        for value in EXAMPLES:
+            if takes(field.annotation, value):
+                continue
+            counted.examples += 1
+            before = listener.connections
+            try:
+                item = record(**{**valid, field.name: value})
+            except ConfigError as refused:  # a record that checks as it is made
+                got: BaseException | None = refused
+            else:
+                got = await outcome(target, {**base, param.name: [item]})
+            said = f"{where}({param.name}=[{record.__name__}({field.name}={value!r})])"
+            if listener.connections != before:
+                problems.append(f"{said}: reached the server")
+            elif not isinstance(got, ConfigError):
+                problems.append(f"{said}: {type(got).__name__}: {got}")
+            elif field.name not in str(got):
+                problems.append(f"{said}: the error does not name the field: {got}")
 
 
 async def walk(kind: type, listener: Listener, problems: list[str]) -> Walk:
@@ -245,6 +306,10 @@ async def walk(kind: type, listener: Listener, problems: list[str]) -> Walk:
                     problems.append(f"{where}: the error does not name it: {got}")
                 elif got.request_sent:
                     problems.append(f"{where}: request_sent is true")
+            record = record_of(param.annotation)
+            if record is not None:
+                where = f"{kind.__name__}.{method}"
+                await walk_record(where, target, base, param, record, listener, problems, counted)
         client.close()
     return counted
 
@@ -258,6 +323,7 @@ def test_every_wrong_type_is_a_config_error_naming_the_parameter(
     assert not problems, "\n".join(problems)
     # The walk saw the whole surface: if these fall, a method was lost, not fixed.
     assert counted.methods >= 40 and counted.params >= 100 and counted.examples >= 700
+    assert counted.record_fields >= 9  # both batch methods' records, every field
     print(f"{kind.__name__}: {counted}")
 
 
