@@ -21,6 +21,7 @@ from typing import Any
 
 import pytest
 
+import roncho
 from roncho import (
     ChatAnswer,
     ChatChunk,
@@ -817,6 +818,13 @@ SAMPLES: list[Any] = [
     WebhookEndpoint.from_json(
         {"id": NANO, "url": "http://localhost:9/h", "workspace_id": "w"}, "op", True
     ),
+    roncho.Summary(content="x", message_id=NANO, summary_type="short", token_count=1),
+    roncho.Summaries(id="s"),
+    roncho.SessionContext(id="s", messages=(Message.from_json(MESSAGE, "op"),), peer_card=("a",)),
+    roncho.PeerContext(peer_id="a", target_id="b", representation="r"),
+    roncho.Scope(id="sc", metadata={"k": 1}, created=False),
+    roncho.ScopeBackfill(session_id="s", state="completed", docs_copied=2),
+    roncho.ScopeStatus(backfill={}),
 ]
 
 
