@@ -12,11 +12,33 @@ written by hand. The methods come in the order of ``RESOURCES``, and of the oper
 in each module.
 """
 
-from . import chat, conclusions, messages, peers, search, server, sessions, webhooks, workspaces
+from . import (
+    chat,
+    conclusions,
+    messages,
+    peers,
+    scopes,
+    search,
+    server,
+    sessions,
+    webhooks,
+    workspaces,
+)
 from ._shared import Pages, Paths
 
 # The order of the clients' methods and of docs/api.md; a new resource module goes here.
-RESOURCES = (workspaces, peers, sessions, messages, conclusions, search, chat, webhooks, server)
+RESOURCES = (
+    workspaces,
+    peers,
+    sessions,
+    scopes,
+    messages,
+    conclusions,
+    search,
+    chat,
+    webhooks,
+    server,
+)
 
 __all__ = [
     "RESOURCES",
@@ -26,6 +48,7 @@ __all__ = [
     "conclusions",
     "messages",
     "peers",
+    "scopes",
     "search",
     "server",
     "sessions",

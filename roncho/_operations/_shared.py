@@ -4,22 +4,28 @@ get-or-create, an update and a list page, and a walk over pages (``Pages``).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any, Generic, TypeVar
 
 from .._call import Call, Response, decoded
 from .._checks import (
+    MAX_QUERY_CHARS,
     check_filters_body,
+    check_finite,
     check_flag,
+    check_id,
     check_json_object,
     check_optional_metadata,
     check_paging,
+    check_positive_int,
+    check_string,
 )
 from .._decode import decode_list
-from .._models import Page, Peer, Session, Workspace
+from .._errors import ConfigError
+from .._models import Page, Peer, Scope, Session, Workspace
 
 T = TypeVar("T")
-M = TypeVar("M", Workspace, Peer, Session)
+M = TypeVar("M", Workspace, Peer, Session, Scope)
 
 
 class Paths:
@@ -123,3 +129,60 @@ def page_of(op: str, item: Callable[[object, str], T]) -> Callable[[Response], P
 
 def items_of(op: str, item: Callable[[object, str], T]) -> Callable[[Response], tuple[T, ...]]:
     return decoded(op, lambda data, o: decode_list(data, o, item))
+
+
+def representation_options(
+    search_query: str | None,
+    search_top_k: int | None,
+    search_max_distance: float | None,
+    include_most_frequent: bool | None,
+    max_conclusions: int | None,
+) -> dict[str, Any]:
+    """The options every representation read shares (representation, peer and session
+    context), checked, with the ones left None left out: the server's defaults apply."""
+    options: dict[str, Any] = {}
+    if search_query is not None:
+        options["search_query"] = check_string(search_query, "search_query", MAX_QUERY_CHARS)
+    if search_top_k is not None:
+        options["search_top_k"] = check_positive_int(search_top_k, "search_top_k", high=100)
+    if search_max_distance is not None:
+        options["search_max_distance"] = check_finite(
+            search_max_distance, "search_max_distance", 0.0, 1.0
+        )
+    if include_most_frequent is not None:
+        options["include_most_frequent"] = check_flag(
+            include_most_frequent, "include_most_frequent"
+        )
+    if max_conclusions is not None:
+        options["max_conclusions"] = check_positive_int(
+            max_conclusions, "max_conclusions", high=100
+        )
+    return options
+
+
+def as_query(options: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """Checked options as query parameters: booleans as ``true``/``false``, numbers as text."""
+    return [
+        (name, ("true" if value else "false") if isinstance(value, bool) else str(value))
+        for name, value in options.items()
+    ]
+
+
+def id_list(values: object, what: str) -> list[str]:
+    """A list of ids (any iterable but a str, which would be read letter by letter)."""
+    if isinstance(values, str | bytes | Mapping) or not isinstance(values, Iterable):
+        raise ConfigError(f"{what} must be a list of ids, not {type(values).__name__}")
+    return [check_id(value, f"{what} item") for value in values]
+
+
+# A scope is backed by a peer named ``scope.<name>``, so its name has 512 - 6 characters.
+MAX_SCOPE_ID_CHARS = 506
+
+
+def check_scope_id(value: object, what: str) -> str:
+    """A scope's name: an id (the server refuses the ``scope.`` prefix, outside the id
+    pattern anyway) of at most MAX_SCOPE_ID_CHARS characters."""
+    name = check_id(value, what)
+    if len(name) > MAX_SCOPE_ID_CHARS:
+        raise ConfigError(f"{what} has {len(name)} characters; a scope name has at most 506")
+    return name

@@ -1,13 +1,27 @@
-"""Messages: add a batch to a session, list and walk them, read one, update its metadata."""
+"""Messages: add a batch to a session, list and walk them, read one, update its metadata,
+and upload a file that the server turns into messages."""
 
 from __future__ import annotations
 
+import json
+import re
 from collections.abc import Iterable, Mapping
-from typing import Any
+from datetime import datetime
+from typing import Any, NoReturn
 
-from .._call import Call, decoded
-from .._checks import MAX_PAGE_SIZE, check_id, check_metadata
+from .._call import Call, Upload, decoded
+from .._checks import (
+    MAX_PAGE_SIZE,
+    check_id,
+    check_json_object,
+    check_metadata,
+    check_positive_int,
+    check_string,
+    check_timestamp,
+)
+from .._errors import ConfigError, StatusError
 from .._models import Message, MessageCreate, Page, render_batch
+from .._multipart import form_data
 from ._shared import Pages, Paths, items_of, list_page
 
 
@@ -104,3 +118,76 @@ def update_message_metadata(
         "metadata": check_metadata(dict(metadata) if isinstance(metadata, Mapping) else metadata)
     }
     return Call(op, "PUT", path, decoded(op, Message.from_json), body=body, write=True)
+
+
+# ``type/subtype`` and ``; name=value`` parameters, as a Content-Type header may carry them.
+_TOKEN = r"[A-Za-z0-9!#$&^_.+-]+"
+_CONTENT_TYPE = re.compile(rf'{_TOKEN}/{_TOKEN}(\s*;\s*{_TOKEN}=({_TOKEN}|"[^"\\\r\n]*"))*')
+
+
+def _upload_refused(exc: StatusError) -> NoReturn:
+    """413 and 415 with what they mean for the caller, after the server's own words."""
+    what = (
+        "the file is over the server's size cap (lower max_bytes to match it)"
+        if exc.status == 413
+        else "the server cannot read this content type (3.0.12 reads text/*, "
+        "application/json and application/pdf)"
+    )
+    raise StatusError(
+        exc.status, exc.method, exc.path, exc.body, message=f"{exc}; {what}"
+    ) from None
+
+
+def upload_file(
+    paths: Paths,
+    session_id: str,
+    peer_id: str,
+    content: bytes,
+    filename: str,
+    content_type: str,
+    *,
+    metadata: Mapping[str, Any] | None = None,
+    configuration: Mapping[str, Any] | None = None,
+    created_at: str | datetime | None = None,
+    max_bytes: int = 5 * 1024 * 1024,
+) -> Call[tuple[Message, ...]]:
+    """``POST .../sessions/{id}/messages/upload`` (201): a file becomes messages from
+    ``peer_id``, answered in order. ``content`` is the file's bytes (reading the file is
+    the caller's one line: ``Path(p).read_bytes()``), sent as multipart/form-data with
+    ``filename`` and ``content_type``.
+
+    The server turns text, JSON and PDF into text and cuts it into messages of at most
+    25,000 characters; each gets ``metadata``, ``configuration`` and ``created_at``.
+    ``content`` over ``max_bytes`` (default 5 MiB, the server's own cap) is refused before
+    anything is sent. The server's refusals are StatusErrors that say why: 413 (too
+    large) and 415 (a type it cannot read).
+    """
+    if not isinstance(content, bytes | bytearray | memoryview):
+        raise ConfigError("content must be bytes: read the file in binary mode")
+    data = bytes(content)
+    limit = check_positive_int(max_bytes, "max_bytes")
+    if len(data) > limit:
+        raise ConfigError(f"content is {len(data)} bytes, over max_bytes ({limit})")
+    check_string(filename, "filename", 255)
+    if not isinstance(content_type, str) or not _CONTENT_TYPE.fullmatch(content_type):
+        raise ConfigError("content_type must be a media type such as 'text/plain; charset=utf-8'")
+    fields = [("peer_id", check_id(peer_id, "peer_id"))]
+    if metadata is not None:
+        fields.append(("metadata", json.dumps(check_metadata(metadata), ensure_ascii=False)))
+    if configuration is not None:
+        config = check_json_object(configuration, "configuration")
+        fields.append(("configuration", json.dumps(config, ensure_ascii=False)))
+    if created_at is not None:
+        fields.append(("created_at", check_timestamp(created_at, "created_at")))
+    body, form_type = form_data(fields, "file", filename, content_type, data)
+    op = "upload_file"
+    path = paths.in_workspace("sessions", check_id(session_id, "session_id"), "messages", "upload")
+    return Call(
+        op,
+        "POST",
+        path,
+        items_of(op, Message.from_json),
+        body=Upload(body, form_type),
+        write=True,
+        on_status={413: _upload_refused, 415: _upload_refused},
+    )

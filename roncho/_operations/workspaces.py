@@ -1,13 +1,14 @@
-"""Workspaces: get or create, update, list and delete the client's workspace."""
+"""Workspaces: get or create, update, list and delete the client's workspace, and ask its
+deriver for a dream."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from typing import Any, NoReturn
 
-from .._call import Call, decoded
-from .._checks import check_json_object, check_optional_metadata
-from .._errors import StatusError, WorkspaceBusyError
+from .._call import Call, decoded, nothing
+from .._checks import check_flag, check_id, check_json_object, check_optional_metadata
+from .._errors import ConfigError, StatusError, WorkspaceBusyError
 from .._models import DeleteAccepted, Page, Workspace
 from ._shared import Paths, get_or_create, list_page, update
 
@@ -86,3 +87,36 @@ def delete_workspace(paths: Paths) -> Call[DeleteAccepted]:
 def _busy_workspace(exc: StatusError) -> NoReturn:
     """409 on a workspace delete: it still has active sessions (no other 409 means that)."""
     raise WorkspaceBusyError(exc.status, exc.method, exc.path, exc.body) from None
+
+
+DREAM_TYPES = ("omni", "card_refresh")
+
+
+def schedule_dream(
+    paths: Paths,
+    observer: str,
+    *,
+    observed: str | None = None,
+    dream_type: str = "omni",
+    session_id: str | None = None,
+    rebuild: bool = False,
+) -> Call[None]:
+    """``POST .../schedule_dream`` (204): ask the deriver to consolidate what ``observer``
+    knows of ``observed`` (of itself when None) now, past its automatic conditions.
+
+    ``dream_type`` is ``"omni"`` or ``"card_refresh"`` (the peer card only; ``rebuild``
+    then leaves the old card out of the new one). The dream runs later, in the deriver.
+    A server with dreams turned off answers 400 (a StatusError).
+    """
+    body: dict[str, Any] = {"observer": check_id(observer, "observer")}
+    if observed is not None:
+        body["observed"] = check_id(observed, "observed")
+    if dream_type not in DREAM_TYPES:
+        raise ConfigError(f"dream_type must be one of {DREAM_TYPES}, got {dream_type!r}")
+    body["dream_type"] = dream_type
+    if session_id is not None:
+        body["session_id"] = check_id(session_id, "session_id")
+    if check_flag(rebuild, "rebuild"):
+        body["rebuild"] = True
+    path = paths.in_workspace("schedule_dream")
+    return Call("schedule_dream", "POST", path, nothing, body=body, write=True)

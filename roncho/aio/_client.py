@@ -26,7 +26,8 @@ from ._transport import AsyncConnection, connect
 
 if TYPE_CHECKING:
     # BEGIN GENERATED imports (scripts/render_clients.py)
-    from collections.abc import Iterable, Mapping
+    from collections.abc import Iterable, Mapping, Sequence
+    from datetime import datetime
     from typing import Any
 
     from .._models import (
@@ -39,9 +40,14 @@ if TYPE_CHECKING:
         MessageCreate,
         Page,
         Peer,
+        PeerContext,
         QueueStatus,
+        Scope,
+        ScopeStatus,
         Session,
+        SessionContext,
         SessionPeerConfig,
+        Summaries,
         WebhookEndpoint,
         Workspace,
     )
@@ -138,6 +144,33 @@ class AsyncClient(ClientCore, AsyncClosing):
         """
         return await self._run(ops.workspaces.delete_workspace(self._paths), deadline)
 
+    async def schedule_dream(
+        self,
+        observer: str,
+        *,
+        observed: str | None = None,
+        dream_type: str = 'omni',
+        session_id: str | None = None,
+        rebuild: bool = False,
+        deadline: float | None = None,
+    ) -> None:
+        """``POST .../schedule_dream`` (204): ask the deriver to consolidate what ``observer``
+        knows of ``observed`` (of itself when None) now, past its automatic conditions.
+
+        ``dream_type`` is ``"omni"`` or ``"card_refresh"`` (the peer card only; ``rebuild``
+        then leaves the old card out of the new one). The dream runs later, in the deriver.
+        A server with dreams turned off answers 400 (a StatusError).
+        """
+        call = ops.workspaces.schedule_dream(
+            self._paths,
+            observer,
+            observed=observed,
+            dream_type=dream_type,
+            session_id=session_id,
+            rebuild=rebuild,
+        )
+        return await self._run(call, deadline)
+
     async def get_or_create_peer(
         self,
         peer_id: str,
@@ -177,6 +210,119 @@ class AsyncClient(ClientCore, AsyncClosing):
         """``POST .../peers/list`` (a POST, as the server has it; there is no GET)."""
         call = ops.peers.list_peers(
             self._paths, page=page, size=size, reverse=reverse, filters=filters
+        )
+        return await self._run(call, deadline)
+
+    async def list_peer_sessions(
+        self,
+        peer_id: str,
+        *,
+        page: int = 1,
+        size: int = 50,
+        reverse: bool = False,
+        filters: Mapping[str, Any] | None = None,
+        deadline: float | None = None,
+    ) -> Page[Session]:
+        """``POST .../peers/{peer}/sessions``: the sessions ``peer_id`` is a member of.
+
+        A read, though it is a POST; ``filters`` as list_sessions() takes them.
+        """
+        call = ops.peers.list_peer_sessions(
+            self._paths, peer_id, page=page, size=size, reverse=reverse, filters=filters
+        )
+        return await self._run(call, deadline)
+
+    async def get_peer_representation(
+        self,
+        peer_id: str,
+        *,
+        target: str | None = None,
+        session_id: str | None = None,
+        sessions: Sequence[str] | None = None,
+        scope: str | None = None,
+        search_query: str | None = None,
+        search_top_k: int | None = None,
+        search_max_distance: float | None = None,
+        include_most_frequent: bool | None = None,
+        max_conclusions: int | None = None,
+        deadline: float | None = None,
+    ) -> str:
+        """``POST .../peers/{peer}/representation``: what ``peer_id`` knows of ``target`` (of
+        itself when None), as Markdown text; empty when nothing is known.
+
+        ``session_id`` keeps to what was concluded in that session, ``sessions`` to those
+        sessions (with ``session_id`` among them, if both are given), ``scope`` to a named
+        scope's view (not with either; needs a workspace or admin key). The server reads at
+        most ``max_conclusions`` conclusions (its default 25); ``search_query`` puts the
+        nearest first. A read, though it is a POST.
+        """
+        call = ops.peers.get_peer_representation(
+            self._paths,
+            peer_id,
+            target=target,
+            session_id=session_id,
+            sessions=sessions,
+            scope=scope,
+            search_query=search_query,
+            search_top_k=search_top_k,
+            search_max_distance=search_max_distance,
+            include_most_frequent=include_most_frequent,
+            max_conclusions=max_conclusions,
+        )
+        return await self._run(call, deadline)
+
+    async def get_peer_card(
+        self, peer_id: str, *, target: str | None = None, deadline: float | None = None
+    ) -> tuple[str, ...] | None:
+        """``GET .../peers/{peer}/card``: ``peer_id``'s card about ``target`` (about itself
+        when None), its lines in order; None when there is no card.
+        """
+        call = ops.peers.get_peer_card(self._paths, peer_id, target=target)
+        return await self._run(call, deadline)
+
+    async def set_peer_card(
+        self,
+        peer_id: str,
+        card: Sequence[str],
+        *,
+        target: str | None = None,
+        deadline: float | None = None,
+    ) -> tuple[str, ...] | None:
+        """``PUT .../peers/{peer}/card``: make ``card`` (its lines, in order) ``peer_id``'s
+        card about ``target`` (about itself when None); answers the card as stored.
+
+        The deriver and dreams rewrite cards too, so a card set here may not last.
+        """
+        call = ops.peers.set_peer_card(self._paths, peer_id, card, target=target)
+        return await self._run(call, deadline)
+
+    async def get_peer_context(
+        self,
+        peer_id: str,
+        *,
+        target: str | None = None,
+        search_query: str | None = None,
+        search_top_k: int | None = None,
+        search_max_distance: float | None = None,
+        include_most_frequent: bool | None = None,
+        max_conclusions: int | None = None,
+        deadline: float | None = None,
+    ) -> PeerContext:
+        """``GET .../peers/{peer}/context``: the representation and the card in one call.
+
+        Of ``target`` as ``peer_id`` sees it (of ``peer_id`` itself when None). The server
+        reads at most ``max_conclusions`` conclusions (its default 100) and adds the most
+        frequent ones unless ``include_most_frequent`` is False.
+        """
+        call = ops.peers.get_peer_context(
+            self._paths,
+            peer_id,
+            target=target,
+            search_query=search_query,
+            search_top_k=search_top_k,
+            search_max_distance=search_max_distance,
+            include_most_frequent=include_most_frequent,
+            max_conclusions=max_conclusions,
         )
         return await self._run(call, deadline)
 
@@ -271,6 +417,180 @@ class AsyncClient(ClientCore, AsyncClosing):
         """
         return await self._run(ops.sessions.delete_session(self._paths, session_id), deadline)
 
+    async def get_session_context(
+        self,
+        session_id: str,
+        *,
+        tokens: int | None = None,
+        summary: bool = True,
+        peer_target: str | None = None,
+        peer_perspective: str | None = None,
+        scope: str | None = None,
+        sessions: Sequence[str] | None = None,
+        limit_to_session: bool = False,
+        search_query: str | None = None,
+        search_top_k: int | None = None,
+        search_max_distance: float | None = None,
+        include_most_frequent: bool | None = None,
+        max_conclusions: int | None = None,
+        deadline: float | None = None,
+    ) -> SessionContext:
+        """``GET .../sessions/{id}/context``: the session cut to ``tokens`` for a prompt.
+
+        The most recent messages that fit, oldest first, and (``summary``, on by default) the
+        summary of what came before them, when the deriver has written one that fits in 40%
+        of the budget. Without ``tokens`` the server's maximum applies (100,000 by default).
+        With ``peer_target`` the answer also holds that peer's representation and card, paid
+        for out of the same budget: as ``peer_perspective`` sees it when given, as the named
+        ``scope`` sees it when given (not both), else Honcho's own view. ``sessions`` (which
+        must include ``session_id``) or ``limit_to_session`` keep the representation to what
+        was stated in those sessions; the card is then left out.
+        """
+        call = ops.sessions.get_session_context(
+            self._paths,
+            session_id,
+            tokens=tokens,
+            summary=summary,
+            peer_target=peer_target,
+            peer_perspective=peer_perspective,
+            scope=scope,
+            sessions=sessions,
+            limit_to_session=limit_to_session,
+            search_query=search_query,
+            search_top_k=search_top_k,
+            search_max_distance=search_max_distance,
+            include_most_frequent=include_most_frequent,
+            max_conclusions=max_conclusions,
+        )
+        return await self._run(call, deadline)
+
+    async def get_session_summaries(
+        self, session_id: str, *, deadline: float | None = None
+    ) -> Summaries:
+        """``GET .../sessions/{id}/summaries``: the short and the long summary, each None until
+        the deriver has written it (by default at every 20th and every 60th message). A
+        session that does not exist answers both None on Honcho 3.0.12, not 404.
+        """
+        call = ops.sessions.get_session_summaries(self._paths, session_id)
+        return await self._run(call, deadline)
+
+    async def clone_session(
+        self, session_id: str, *, message_id: str | None = None, deadline: float | None = None
+    ) -> Session:
+        """``POST .../sessions/{id}/clone`` (201): a new session, named by the server, with this
+        one's metadata, configuration, members and messages (up to and including
+        ``message_id`` when given). Nothing in the copy is derived again.
+
+        Honcho 3.0.12 picks the messages to copy by the session's name in every workspace:
+        give sessions names no other workspace uses (docs/compatibility.md, Server defects).
+        """
+        call = ops.sessions.clone_session(self._paths, session_id, message_id=message_id)
+        return await self._run(call, deadline)
+
+    async def add_session_peers(
+        self,
+        session_id: str,
+        peers: Mapping[str, SessionPeerConfig | Mapping[str, Any] | None],
+        *,
+        deadline: float | None = None,
+    ) -> Session:
+        """``POST .../sessions/{id}/peers``: add members, each peer id to its SessionPeerConfig
+        (None: the defaults). Peers that do not exist yet are made, and so is the session. A
+        peer already a member keeps its config: use set_session_peer_config() to change it.
+        """
+        call = ops.sessions.add_session_peers(self._paths, session_id, peers)
+        return await self._run(call, deadline)
+
+    async def set_session_peers(
+        self,
+        session_id: str,
+        peers: Mapping[str, SessionPeerConfig | Mapping[str, Any] | None],
+        *,
+        deadline: float | None = None,
+    ) -> Session:
+        """``PUT .../sessions/{id}/peers``: make ``peers`` the whole member set, with these
+        configs; members not named leave the session (an empty map: every member leaves).
+        """
+        call = ops.sessions.set_session_peers(self._paths, session_id, peers)
+        return await self._run(call, deadline)
+
+    async def remove_session_peers(
+        self, session_id: str, peer_ids: Iterable[str], *, deadline: float | None = None
+    ) -> Session:
+        """``DELETE .../sessions/{id}/peers``: these peers leave the session (their messages
+        stay). Naming a peer that is not a member is no error.
+        """
+        call = ops.sessions.remove_session_peers(self._paths, session_id, peer_ids)
+        return await self._run(call, deadline)
+
+    async def get_or_create_scope(
+        self,
+        scope_id: str,
+        metadata: Mapping[str, Any] | None = None,
+        *,
+        deadline: float | None = None,
+    ) -> Scope:
+        """``POST .../scopes``. ``created`` tells 201 (made now) from 200 (existed).
+
+        An existing scope keeps its metadata.
+        """
+        call = ops.scopes.get_or_create_scope(self._paths, scope_id, metadata)
+        return await self._run(call, deadline)
+
+    async def list_scopes(
+        self, *, page: int = 1, size: int = 50, reverse: bool = False, deadline: float | None = None
+    ) -> Page[Scope]:
+        """``POST .../scopes/list``: one page of the workspace's scopes, oldest first."""
+        call = ops.scopes.list_scopes(self._paths, page=page, size=size, reverse=reverse)
+        return await self._run(call, deadline)
+
+    async def get_scope(self, scope_id: str, *, deadline: float | None = None) -> Scope:
+        """``GET .../scopes/{id}``; 404 (a StatusError) when there is no such scope."""
+        return await self._run(ops.scopes.get_scope(self._paths, scope_id), deadline)
+
+    async def add_scope_sessions(
+        self, scope_id: str, session_ids: Iterable[str], *, deadline: float | None = None
+    ) -> None:
+        """``POST .../scopes/{id}/sessions`` (204): add 1 to 100 existing sessions to the scope
+        (a missing one: 404, and none is added). A session already in it is no error.
+        """
+        call = ops.scopes.add_scope_sessions(self._paths, scope_id, session_ids)
+        return await self._run(call, deadline)
+
+    async def remove_scope_session(
+        self, scope_id: str, session_id: str, *, deadline: float | None = None
+    ) -> None:
+        """``DELETE .../scopes/{id}/sessions/{session}`` (204): take a session out of the scope;
+        what was copied from it leaves the scope in the background.
+        """
+        call = ops.scopes.remove_scope_session(self._paths, scope_id, session_id)
+        return await self._run(call, deadline)
+
+    async def list_scope_sessions(
+        self,
+        scope_id: str,
+        *,
+        page: int = 1,
+        size: int = 50,
+        reverse: bool = False,
+        deadline: float | None = None,
+    ) -> Page[Session]:
+        """``POST .../scopes/{id}/sessions/list``: the scope's sessions, longest-standing member
+        first (newest first with ``reverse``). A read, though it is a POST.
+        """
+        call = ops.scopes.list_scope_sessions(
+            self._paths, scope_id, page=page, size=size, reverse=reverse
+        )
+        return await self._run(call, deadline)
+
+    async def get_scope_status(
+        self, scope_id: str, *, deadline: float | None = None
+    ) -> ScopeStatus:
+        """``GET .../scopes/{id}/status``: each added session's backfill (pending, completed
+        or failed); empty when no session with messages was ever added.
+        """
+        return await self._run(ops.scopes.get_scope_status(self._paths, scope_id), deadline)
+
     async def add_messages(
         self, session_id: str, messages: Iterable[MessageCreate], *, deadline: float | None = None
     ) -> tuple[Message, ...]:
@@ -338,6 +658,45 @@ class AsyncClient(ClientCore, AsyncClosing):
     ) -> Message:
         """``PUT .../messages/{id}``: replaces the metadata. Content can never be edited."""
         call = ops.messages.update_message_metadata(self._paths, session_id, message_id, metadata)
+        return await self._run(call, deadline)
+
+    async def upload_file(
+        self,
+        session_id: str,
+        peer_id: str,
+        content: bytes,
+        filename: str,
+        content_type: str,
+        *,
+        metadata: Mapping[str, Any] | None = None,
+        configuration: Mapping[str, Any] | None = None,
+        created_at: str | datetime | None = None,
+        max_bytes: int = 5 * 1024 * 1024,
+        deadline: float | None = None,
+    ) -> tuple[Message, ...]:
+        """``POST .../sessions/{id}/messages/upload`` (201): a file becomes messages from
+        ``peer_id``, answered in order. ``content`` is the file's bytes (reading the file is
+        the caller's one line: ``Path(p).read_bytes()``), sent as multipart/form-data with
+        ``filename`` and ``content_type``.
+
+        The server turns text, JSON and PDF into text and cuts it into messages of at most
+        25,000 characters; each gets ``metadata``, ``configuration`` and ``created_at``.
+        ``content`` over ``max_bytes`` (default 5 MiB, the server's own cap) is refused before
+        anything is sent. The server's refusals are StatusErrors that say why: 413 (too
+        large) and 415 (a type it cannot read).
+        """
+        call = ops.messages.upload_file(
+            self._paths,
+            session_id,
+            peer_id,
+            content,
+            filename,
+            content_type,
+            metadata=metadata,
+            configuration=configuration,
+            created_at=created_at,
+            max_bytes=max_bytes,
+        )
         return await self._run(call, deadline)
 
     async def create_conclusions(

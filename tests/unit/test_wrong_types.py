@@ -75,6 +75,7 @@ VALID_BY_KIND: dict[object, object] = {
     int: 1,
     float: 1.0,
     bool: False,
+    bytes: b"file bytes",
     collections.abc.Mapping: {},
     MessageCreate: [MessageCreate("owner", "hi")],
     ConclusionCreate: [ConclusionCreate("fact", "owner", "owner")],
@@ -85,6 +86,12 @@ RECORDS = (MessageCreate, ConclusionCreate)
 VALID_EXTRA: dict[str, dict[str, object]] = {
     "set_session_peer_config": {"observe_me": True},
     "create_key": {"workspace_id": "ok_1"},
+    # A list of ids or lines where the walk's valid example of the item kind is one id.
+    "set_peer_card": {"card": ["a line"]},
+    "add_session_peers": {"peers": {"ok_1": None}},
+    "remove_session_peers": {"peer_ids": ["ok_1"]},
+    "add_scope_sessions": {"session_ids": ["ok_1"]},
+    "upload_file": {"content_type": "text/plain"},
 }
 
 
