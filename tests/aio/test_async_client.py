@@ -136,6 +136,28 @@ def test_cancelling_mid_stream_closes_the_connection() -> None:
         assert closed.wait(SERVER_WAIT)
 
 
+def test_async_for_over_a_finished_stream_again_says_it_was_read() -> None:
+    """``async for`` itself (not the test facade's pulls): a second pass is an error."""
+    answer = (
+        b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n\r\n"
+        b'data: {"delta": {"content": "tea"}, "done": false}\n\n'
+        b'data: {"done": true}\n\n'
+    )
+
+    async def scenario(url: str) -> None:
+        async with AsyncClient(url, "ws", read_timeout=SERVER_WAIT) as client:
+            stream = await client.chat_stream("alice", "q")
+            assert [chunk.content async for chunk in stream] == ["tea", ""]
+            with pytest.raises(roncho.ConfigError, match="already read to its end"):
+                async for _ in stream:
+                    pass
+            assert (await stream.read_all()).content == "tea"
+
+    with RawServer([lambda conn: (conn.read_request(), conn.send(answer))]) as server:
+        run(scenario(server.url))
+    assert len(server.requests) == 1
+
+
 def test_a_deadline_bounds_the_whole_async_call() -> None:
     def stall(conn: Conn) -> None:
         conn.read_request()
