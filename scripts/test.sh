@@ -56,12 +56,15 @@ library_venv_for() { # version interpreter
         "$interpreter" -m venv ".venv-$version" || return
     fi
     ".venv-$version/bin/python" -m pip install --quiet --disable-pip-version-check \
-        -e . --config-settings editable_mode=compat pytest pytest-timeout hypothesis
+        -e . --config-settings editable_mode=compat pytest pytest-timeout pytest-xdist hypothesis
 }
 
+# Every pytest run goes in several processes (pytest-xdist): most tests wait on sockets,
+# servers and child processes rather than compute, so more processes than cores fill the
+# time one process spends waiting. Each library run gets two, side by side with the other.
 library_tests_on() { # version
     ".venv-$1/bin/python" -m pytest tests/unit tests/wire tests/aio tests/emulator \
-        tests/live tests/fuzz tests/docs -q -p no:cacheprovider
+        tests/live tests/fuzz tests/docs -q -p no:cacheprovider -n 2
 }
 
 # The newer interpreters' runs go side by side, one core each on CI's two (they took 150 s
@@ -121,8 +124,11 @@ stage "TypeScript SDK conformance (@honcho-ai/sdk in tests/sdk_ts; emulator vs r
 stage "Honcho's own route tests over HTTP (emulator vs recorded real 3.0.12; needs the kit)" \
     .venv/bin/python tests/honcho_routes/run_routes.py --target emulator --compare
 
+# Four processes on CI's two cores; a file's tests stay in one process (--dist loadfile): a
+# notebook's cells run in order in one kernel, and a module's shared fixture (a server, a
+# workbook run) is made once.
 stage "pytest (tests and notebooks)" .venv/bin/python -m pytest tests \
     --nbval-lax --nbval-sanitize-with tests/notebooks/sanitize.cfg notebooks \
-    -p no:cacheprovider "$@"
+    -p no:cacheprovider -n 4 --dist loadfile "$@"
 
 finish stages
