@@ -38,6 +38,7 @@ def _block(language: str) -> str:
     return str(blocks[0])
 
 
+@pytest.mark.timeout(RUN_TIMEOUT + 30)  # the inner run's own bound, not the suite's 60 s
 def test_readme_python_example_passes_under_pytest(tmp_path: Path) -> None:
     (tmp_path / "pytest.ini").write_text("[pytest]\n")
     (tmp_path / "test_readme_example.py").write_text(_block("python"))

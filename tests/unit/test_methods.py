@@ -125,6 +125,7 @@ _TYPED_USE = textwrap.dedent(
 )
 
 
+@pytest.mark.timeout(150)  # mypy's own bound below, not the suite's 60 s
 def test_type_checkers_see_each_operation_with_its_own_signature(tmp_path: Any) -> None:
     pytest.importorskip("mypy")
     snippet = tmp_path / "use.py"
