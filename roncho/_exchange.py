@@ -141,7 +141,7 @@ class Exchange(Generic[T]):
         if self.state is not State.STREAM:  # Rule 1
             self._advance()
 
-    def cut(self) -> bool:
+    def read_failure_ends_it(self) -> bool:
         """A read failed: True if that ends the exchange (Rule 2: in ERROR the status is the
         answer), False if the read's error is the call's."""
         if self.state is State.ERROR:

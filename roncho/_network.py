@@ -207,7 +207,7 @@ def tls_context() -> ssl.SSLContext:
 
 
 # -- what a failed send or read becomes ----------------------------------------------------
-class Failures:
+class ConnectionCore:
     """What both transports' connections share: the call's timeouts, and the error a
     failed send or read becomes (naming the request, saying whether it was sent)."""
 

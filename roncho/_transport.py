@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 from . import _network as network
 from ._checks import Endpoint
 from ._errors import RonchoError
-from ._network import Attempts, Failures, SocketFactory, Timeouts
+from ._network import Attempts, ConnectionCore, SocketFactory, Timeouts
 
 if TYPE_CHECKING:
     import ssl
@@ -57,7 +57,7 @@ def _wrap_tls(sock: socket.socket, tls: ssl.SSLContext, host: str, what: str) ->
         raise network.handshake_failed(what, exc) from None
 
 
-class Connection(Failures):
+class Connection(ConnectionCore):
     """One open connection carrying one request (a ``network.Stream``); closes on any error."""
 
     def __init__(self, sock: socket.socket, timeouts: Timeouts, what: str) -> None:

@@ -1,10 +1,10 @@
 """AsyncClient: the asyncio twin of ``Client``, the same operations as coroutines.
 
 The operations (checks, requests, decoders), the configuration, the key handling and the
-errors are the blocking client's own (``ClientCore``); only the I/O differs. One connection
-per call, no retry, no redirect, the response cap enforced while reading, the key in a
-bytearray wiped on close and the request bytes holding it wiped once sent. A cancelled call
-aborts its connection at once.
+errors are the blocking client's own (``_client_core.ClientCore``); only the I/O differs.
+One connection per call, no retry, no redirect, the response cap enforced while reading,
+the key in a bytearray wiped on close and the request bytes holding it wiped once sent. A
+cancelled call aborts its connection at once.
 
 The operation methods are written out by ``scripts/render_clients.py``, as Client's are.
 """
@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, TypeVar
 from .. import _operations as ops
 from .._call import Call
 from .._checks import MAX_PAGE_SIZE
-from .._client import DEFAULT_MAX_RESPONSE_BYTES, ClientCore
+from .._client_core import DEFAULT_MAX_RESPONSE_BYTES, ClientCore
 from .._errors import RonchoError
 from .._exchange import Exchange
 from .._operations import Pages
@@ -1044,7 +1044,7 @@ class AsyncClient(ClientCore, AsyncClosing):
                 try:
                     data = await connection.read()
                 except RonchoError:
-                    if exchange.cut():  # an error status arrived: it is the answer
+                    if exchange.read_failure_ends_it():  # an error status arrived: it is the answer
                         break
                     raise
                 exchange.received(data)

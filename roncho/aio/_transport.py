@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from .. import _network as network
 from .._checks import Endpoint
 from .._errors import RonchoError
-from .._network import Attempts, Failures, SocketFactory, Timeouts
+from .._network import Attempts, ConnectionCore, SocketFactory, Timeouts
 
 if TYPE_CHECKING:
     import ssl
@@ -85,7 +85,7 @@ class _Tls:
         self.object = context.wrap_bio(self.incoming, self.outgoing, server_hostname=host)
 
 
-class AsyncConnection(Failures):
+class AsyncConnection(ConnectionCore):
     """One open connection carrying one request (a ``network.AsyncStream``); closes on any
     error or cancellation."""
 

@@ -19,7 +19,7 @@ import pytest
 from rawserver import SERVER_WAIT, Conn, RawServer, chunked, reply
 
 import roncho
-import roncho._client
+import roncho._client_core
 
 pytestmark = pytest.mark.skipif(shutil.which("openssl") is None, reason="no openssl command")
 
@@ -89,7 +89,7 @@ def trusted(certificate: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch) -> 
     otherwise, hostname checked); the server context that presents it."""
     cafile = str(certificate[0])
     monkeypatch.setattr(
-        roncho._client, "tls_context", lambda: ssl.create_default_context(cafile=cafile)
+        roncho._client_core, "tls_context", lambda: ssl.create_default_context(cafile=cafile)
     )
     return server_context(certificate)
 

@@ -17,7 +17,7 @@ import pytest
 from rawserver import Conn, Handler, RawServer
 
 import roncho
-import roncho._client
+import roncho._client_core
 from roncho import ConnectTimeout, ProtocolError, ReadTimeout
 
 pytestmark = [
@@ -51,7 +51,7 @@ def server_tls(certificate: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch) 
     """Clients made in the test trust the throwaway certificate; the server's context."""
     cafile = str(certificate[0])
     monkeypatch.setattr(
-        roncho._client, "tls_context", lambda: ssl.create_default_context(cafile=cafile)
+        roncho._client_core, "tls_context", lambda: ssl.create_default_context(cafile=cafile)
     )
     context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
     context.load_cert_chain(*certificate)
@@ -165,7 +165,7 @@ def test_a_trusted_certificate_for_another_name_is_refused(
     connected to (127.0.0.1), not only the signature."""
     cert, key = make_certificate(tmp_path, "other.example")
     monkeypatch.setattr(
-        roncho._client, "tls_context", lambda: ssl.create_default_context(cafile=str(cert))
+        roncho._client_core, "tls_context", lambda: ssl.create_default_context(cafile=str(cert))
     )
     context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
     context.load_cert_chain(cert, key)

@@ -1,0 +1,235 @@
+"""ClientCore: what Client and AsyncClient share apart from I/O: the configuration (checked
+once, in one place), the key, copies and lifetime, and what every call checks before it
+connects. Immutable after construction, except the key wiped by close().
+"""
+
+from __future__ import annotations
+
+import socket
+import time
+from typing import Any, ClassVar, Final, TypeVar
+
+from ._call import Call
+from ._checks import (
+    Endpoint,
+    check_api_key,
+    check_flag,
+    check_id,
+    check_positive_int,
+    check_timeout,
+    parse_base_url,
+)
+from ._errors import ConfigError, ReadOnlyError
+from ._exchange import Exchange
+from ._network import SocketFactory, Timeouts, tls_context
+from ._operations import Paths
+
+C = TypeVar("C", bound="ClientCore")
+T = TypeVar("T")
+
+DEFAULT_MAX_RESPONSE_BYTES: Final = 8 * 1024 * 1024
+_UNSET: Final[Any] = object()
+
+
+class ClientCore:
+    """Immutable configuration for one workspace, and the key it wipes on close()."""
+
+    __slots__ = (
+        "_closed",
+        "_endpoint",
+        "_key",
+        "_max_body",
+        "_paths",
+        "_read_only",
+        "_timeouts",
+        "_tls",
+    )
+    _closed: bool
+    _endpoint: Endpoint
+    _key: bytearray | None
+    _max_body: int
+    _read_only: bool
+    _timeouts: Timeouts
+    _paths: Paths
+    _tls: Any
+    _public_name: str = "roncho.Client"
+    # The connection seam (see _network.SocketFactory): how each client makes its
+    # sockets. A subclass (a test's) may set its own; nothing else changes it.
+    _new_socket: ClassVar[SocketFactory] = socket.socket
+
+    def __init__(
+        self,
+        base_url: str,
+        workspace: str,
+        *,
+        api_key: str | None = None,
+        connect_timeout: float = 10.0,
+        read_timeout: float = 120.0,
+        max_response_bytes: int = DEFAULT_MAX_RESPONSE_BYTES,
+        read_only: bool = False,
+    ) -> None:
+        endpoint = parse_base_url(base_url)
+        timeouts = Timeouts(
+            connect=check_timeout(connect_timeout, "connect_timeout"),
+            read=check_timeout(read_timeout, "read_timeout"),
+        )
+        max_body = check_positive_int(max_response_bytes, "max_response_bytes")
+        check_flag(read_only, "read_only")
+        self._init(
+            endpoint,
+            check_id(workspace, "workspace"),
+            check_api_key(api_key),
+            timeouts,
+            max_body,
+            read_only,
+            tls_context() if endpoint.scheme == "https" else None,
+        )
+
+    def _init(
+        self,
+        endpoint: Endpoint,
+        workspace: str,
+        key: bytearray | None,
+        timeouts: Timeouts,
+        max_body: int,
+        read_only: bool,
+        tls: Any,
+    ) -> None:
+        set_ = object.__setattr__
+        set_(self, "_endpoint", endpoint)
+        set_(self, "_paths", Paths(endpoint.prefix, workspace))
+        set_(self, "_key", key)
+        set_(self, "_timeouts", timeouts)
+        set_(self, "_max_body", max_body)
+        set_(self, "_read_only", read_only)
+        set_(self, "_tls", tls)
+        set_(self, "_closed", False)
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError(
+            f"{self._public_name} is immutable; use with_workspace() or with_options()"
+        )
+
+    def __delattr__(self, name: str) -> None:
+        raise AttributeError(
+            f"{self._public_name} is immutable; use with_workspace() or with_options()"
+        )
+
+    def __repr__(self) -> str:
+        key = "set" if self._key is not None else "none"
+        mode = ", read_only" if self._read_only else ""
+        return (
+            f"<{self._public_name} {self._endpoint} workspace={self.workspace!r} key={key}{mode}>"
+        )
+
+    __str__ = __repr__
+
+    def __reduce__(self) -> Any:
+        raise TypeError(f"a {self._public_name} cannot be pickled (it would carry its key)")
+
+    # -- properties and copies -------------------------------------------------------------
+    @property
+    def base_url(self) -> str:
+        return str(self._endpoint)
+
+    @property
+    def workspace(self) -> str:
+        return self._paths.workspace
+
+    @property
+    def read_only(self) -> bool:
+        return self._read_only
+
+    @property
+    def has_key(self) -> bool:
+        return self._key is not None
+
+    @property
+    def closed(self) -> bool:
+        return self._closed
+
+    def with_workspace(
+        self: C, workspace: str, *, api_key: str | None = _UNSET, read_only: bool | None = None
+    ) -> C:
+        """A client for another workspace. Without ``api_key`` it keeps this key (a copy)."""
+        key = check_api_key(api_key) if api_key is not _UNSET else self._copy_key()
+        return self._copy(
+            workspace=check_id(workspace, "workspace"),
+            key=key,
+            read_only=self._read_only if read_only is None else read_only,
+        )
+
+    def with_options(
+        self: C,
+        *,
+        connect_timeout: float | None = None,
+        read_timeout: float | None = None,
+        max_response_bytes: int | None = None,
+    ) -> C:
+        """The same client with other limits, e.g. a long read timeout for the dialectic."""
+        old = self._timeouts
+        timeouts = Timeouts(
+            connect=old.connect
+            if connect_timeout is None
+            else check_timeout(connect_timeout, "connect_timeout"),
+            read=old.read if read_timeout is None else check_timeout(read_timeout, "read_timeout"),
+        )
+        max_body = (
+            self._max_body
+            if max_response_bytes is None
+            else check_positive_int(max_response_bytes, "max_response_bytes")
+        )
+        return self._copy(timeouts=timeouts, max_body=max_body, key=self._copy_key())
+
+    def _copy_key(self) -> bytearray | None:
+        self._check_open()
+        return None if self._key is None else bytearray(self._key)
+
+    def _copy(self: C, **changes: Any) -> C:
+        self._check_open()  # a copy of a closed client would be closed too: say so now
+        check_flag(changes.get("read_only", False), "read_only")
+        clone = object.__new__(type(self))
+        clone._init(
+            self._endpoint,
+            changes.get("workspace", self.workspace),
+            changes["key"],
+            changes.get("timeouts", self._timeouts),
+            changes.get("max_body", self._max_body),
+            changes.get("read_only", self._read_only),
+            self._tls,
+        )
+        return clone
+
+    # -- lifetime --------------------------------------------------------------------------
+    def _wipe(self) -> None:
+        """Overwrite the key in memory; the client refuses calls afterwards.
+
+        Python cannot promise the key left no other copy (the caller's own string, the
+        bytes of a request already sent); this wipes the one roncho keeps.
+        """
+        if self._key is not None:
+            for i in range(len(self._key)):
+                self._key[i] = 0
+        object.__setattr__(self, "_closed", True)
+
+    def __del__(self) -> None:
+        try:
+            key = self._key
+        except AttributeError:
+            return
+        if key is not None:
+            for i in range(len(key)):
+                key[i] = 0
+
+    def _check_open(self) -> None:
+        if self._closed:
+            raise ConfigError(f"this {self._public_name} is closed")
+
+    def _start(self, call: Call[T], deadline: float | None) -> tuple[Exchange[T], Timeouts]:
+        """What every call checks before it connects, and the state it starts with."""
+        if call.write and self._read_only:
+            raise ReadOnlyError(f"{call.op} changes server state and this client is read-only")
+        self._check_open()
+        total = check_timeout(deadline, "deadline", allow_none=True)
+        timeouts = self._timeouts.for_call(total, time.monotonic())
+        return Exchange(call, self._key, self._max_body), timeouts
