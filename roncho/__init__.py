@@ -2,12 +2,14 @@
 
 Standard library only. Importing it starts no thread, reads no environment variable,
 touches no file and imports neither asyncio nor ssl (ssl loads only for an https URL).
-Its asyncio sibling, ``roncho.aio.AsyncClient``, is imported only from ``roncho.aio``.
+Its asyncio sibling, ``roncho.aio.AsyncClient``, is imported only from ``roncho.aio``;
+``scratch_workspace`` loads on first use.
 """
 
 from __future__ import annotations
 
 from types import FunctionType as _FunctionType
+from typing import TYPE_CHECKING as _TYPE_CHECKING
 
 from ._checks import parse_timestamp
 from ._client import Client
@@ -60,7 +62,6 @@ from ._models import (
 )
 
 # END GENERATED models
-from ._scratch import ScratchCleanupError, scratch_workspace
 from ._stream import ChatStream
 from ._version import __version__
 
@@ -116,9 +117,31 @@ __all__ = [
 ]
 # END GENERATED __all__
 
+# Names loaded on first use (PEP 562), so that ``import roncho`` does not load their module:
+# the scratch workspace is for tests and notebooks, not for every program that syncs.
+_LAZY = {"ScratchCleanupError": "_scratch", "scratch_workspace": "_scratch"}
+if _TYPE_CHECKING:
+    from ._scratch import ScratchCleanupError, scratch_workspace
+
+
+def __getattr__(name: str) -> object:
+    if name not in _LAZY:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    from importlib import import_module
+
+    value = getattr(import_module(f".{_LAZY[name]}", __name__), name)
+    value.__module__ = __name__  # as below: roncho.scratch_workspace, not a private path
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_LAZY})
+
+
 # Tracebacks and reprs say roncho.ConfigError, not roncho._errors.ConfigError, a private
 # path. Pickle finds a class by the same two attributes, and this module exports each one.
 for _name in __all__:
-    if isinstance(globals()[_name], (type, _FunctionType)):
+    if _name not in _LAZY and isinstance(globals()[_name], (type, _FunctionType)):
         globals()[_name].__module__ = __name__
 del _name, _FunctionType

@@ -341,9 +341,18 @@ def package(text: str) -> str:
     models = [n.name for n in tree.body if isinstance(n, ast.ClassDef) and n.name[0] != "_"]
     block = "\n".join(_from_import("._models", sorted(models, key=_isort_key), pad=""))
     text = splice(text, f"{EXPORTS[0]}{block}\n\n{EXPORTS[1]}", *EXPORTS)
-    names = [n for n in imported_names(text) if not n.startswith("_")]
+    names = [n for n in imported_names(text) if not n.startswith("_")] + lazy_names(text)
     listed = "".join(f'    "{name}",\n' for name in sorted([*names, "__version__"]))
     return splice(text, f"{ALL[0]}__all__ = [\n{listed}]\n{ALL[1]}", *ALL)
+
+
+def lazy_names(text: str) -> list[str]:
+    """The keys of the package's ``_LAZY``: names it exports but loads on first use."""
+    for node in ast.parse(text).body:
+        if isinstance(node, ast.Assign) and ast.unparse(node.targets[0]) == "_LAZY":
+            assert isinstance(node.value, ast.Dict)
+            return [ast.literal_eval(key) for key in node.value.keys if key is not None]
+    return []
 
 
 def render(flavour: str, client: str, ops: list[Operation]) -> str:

@@ -1,6 +1,7 @@
 """``roncho.__all__`` is complete and every name in it is importable (as httpx's
 ``tests/test_exported_members.py``). Checked in a fresh interpreter, so submodules other
-tests imported (roncho.testing, roncho.workbook) do not show up as attributes."""
+tests imported (roncho.testing, roncho.workbook) do not show up as attributes. The names
+are the module's ``dir()``, which lists those it loads on first use too."""
 
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ _LIST_PUBLIC = """
 import json, types, __future__
 import roncho
 public = sorted(
-    name for name, value in vars(roncho).items()
+    name for name, value in ((n, getattr(roncho, n)) for n in dir(roncho))
     if not name.startswith("_")
     and not isinstance(value, types.ModuleType)
     and not isinstance(value, __future__._Feature)
