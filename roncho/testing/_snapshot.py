@@ -17,7 +17,7 @@ from dataclasses import asdict
 from datetime import datetime
 from typing import Any
 
-from .._version import __version__
+from .. import __version__
 from ._common import JsonDict, iso
 from ._deriver import DeriverRecord
 from ._state import (

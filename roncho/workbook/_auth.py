@@ -10,8 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .._errors import UnauthorizedError
-from .._models import MessageCreate
+from .. import MessageCreate, UnauthorizedError
 from ._finding import Finding, fmt_status
 from ._raw import RawClient, said
 from ._target import Target

@@ -11,9 +11,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from .._client import Client
-from .._errors import RonchoError
-from .._models import ConclusionCreate, MessageCreate
+from .. import Client, ConclusionCreate, MessageCreate, RonchoError
 from ._finding import Finding, wait_until
 from ._raw import status_word
 from ._target import Target

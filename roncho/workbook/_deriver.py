@@ -28,9 +28,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from .._client import Client
-from .._errors import RonchoError
-from .._models import MessageCreate
+from .. import Client, MessageCreate, RonchoError
 from ._finding import Finding, sample_text
 from ._target import Target
 

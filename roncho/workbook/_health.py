@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from .._errors import RonchoError
+from .. import RonchoError
 from ._finding import Finding
 from ._raw import RawReply, status_word
 from ._target import Target

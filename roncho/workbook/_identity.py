@@ -17,8 +17,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from .._client import Client
-from .._errors import RonchoError, UnauthorizedError
+from .. import Client, RonchoError, UnauthorizedError
 
 MANIFEST = "manifest.json"
 # A workspace id for the read-only calls that name none; never written to.

@@ -16,9 +16,7 @@ from datetime import UTC, datetime
 from typing import Any
 from urllib.parse import urlsplit
 
-from .._client import Client
-from .._errors import ConfigError, RonchoError, StatusError
-from .._scratch import scratch_workspace
+from .. import Client, ConfigError, RonchoError, StatusError, scratch_workspace
 from ._raw import RawClient
 
 EMULATOR_LABEL = "emulator"

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from typing import Any, TypeVar
 
-from .._errors import RonchoError, StatusError
+from .. import RonchoError, StatusError
 from ._raw import RawClient, RawReply
 
 T = TypeVar("T")
