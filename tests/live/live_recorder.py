@@ -209,7 +209,7 @@ class Recorder:
                 method=request.method,
                 path=request.path,
                 query=[name for name, _ in request.query],
-                request=None if request.body is call_module.NO_BODY else request.body,
+                request=_request_body(request.body),
                 started=time.perf_counter(),
             )
             with recorder._lock:
@@ -344,6 +344,16 @@ class Recorder:
         text = json.dumps(document, indent=1, sort_keys=False, ensure_ascii=False)
         target.write_text(text + "\n", encoding="utf-8")
         return target
+
+
+def _request_body(body: object) -> object:
+    """A JSON body as it was sent; an upload by its size and type only (a file's bytes are
+    no observation); None without a body."""
+    if body is call_module.NO_BODY:
+        return None
+    if isinstance(body, call_module.Upload):
+        return {"upload_bytes": len(body.data), "content_type": body.content_type.split(";")[0]}
+    return body
 
 
 def _maybe_json(body: bytes) -> object:
