@@ -19,14 +19,16 @@ from roncho.aio import AsyncClient
 
 ROOT = Path(__file__).resolve().parents[2]
 README = (ROOT / "README.md").read_text(encoding="utf-8")
-# Near 250 lines: room for a few more lines, never the 468 it once had.
-MAX_LINES = 280
+# Near 250 lines and a section with a prompt built from a session's context: room for a few
+# more lines, never the 468 it once had.
+MAX_LINES = 320
 USER_PATH = (
     "## Install",
     "## Quickstart",
     "## What roncho promises",
     "## Errors",
     "## With asyncio",
+    "## Beyond memoryd's operations",
     "## Testing your code against Honcho without a Honcho",
     "## The workbook",
     "## How the core is built",
