@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING as _TYPE_CHECKING
 
 from ._checks import parse_timestamp
 from ._client import Client
+from ._derivation import DerivationOutcome, DeriverGates
 from ._errors import (
     ConfigError,
     ConnectError,
@@ -79,6 +80,8 @@ __all__ = [
     "DeadlineExceeded",
     "DecodeError",
     "DeleteAccepted",
+    "DerivationOutcome",
+    "DeriverGates",
     "Evidence",
     "EvidenceMessage",
     "Health",

@@ -15,6 +15,7 @@ operation, not the method, and run the script).
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -24,7 +25,16 @@ from ._checks import (
     MAX_PAGE_SIZE,
 )
 from ._client_core import DEFAULT_MAX_RESPONSE_BYTES, ClientCore
-from ._errors import RonchoError
+from ._derivation import (
+    DEFAULT_BOUND,
+    DEFAULT_GRACE,
+    DEFAULT_INTERVAL,
+    DerivationOutcome,
+    DerivationWait,
+    DeriverGates,
+    Pause,
+)
+from ._errors import DeadlineExceeded, RonchoError
 from ._exchange import Exchange
 from ._operations import Pages
 from ._stream import ChatStream
@@ -1002,6 +1012,56 @@ class Client(ClientCore):
         return self._run(call, deadline)
 
     # END GENERATED methods
+
+    # -- hand-written: a wait made of many calls (its logic: _derivation) --------
+    def wait_for_derivation(
+        self,
+        session_id: str,
+        *,
+        since: QueueStatus,
+        grace: float = DEFAULT_GRACE,
+        interval: float = DEFAULT_INTERVAL,
+        gates: DeriverGates | None = None,
+        deadline: float = DEFAULT_BOUND,
+    ) -> DerivationOutcome:
+        """Wait, bounded by ``deadline``, for the deriver to work off a sync, and say how it went.
+
+        ``since`` is ``queue_status(session_id=session_id)`` read before the sync: queue
+        status cannot tie items to one add_messages, so the items beyond it are the work
+        waited for. Call it right after the sync; no other writer should add to the
+        session meanwhile (docs/delivery.md, "Waiting for the deriver"). It reads the
+        session's queue status every ``interval`` seconds (and the workspace's while the
+        work is pending with none of it in progress), and returns as soon as it can tell:
+        ``done`` once the new items were seen and none of the session's are left, or
+        ``nothing_queued`` when none appeared within ``grace`` seconds; otherwise, when
+        ``deadline`` seconds have passed, ``batching``, ``waiting`` or ``still_working``
+        with the counts. ``gates`` tells it the server's deriver settings, so that pending
+        work can be called batching and the gates named. Never "done" before the work was
+        seen. Raises what queue_status raises, and DeadlineExceeded only when not one read
+        of the session was answered within the deadline.
+        """
+        wait = DerivationWait(
+            session_id,
+            since,
+            grace=grace,
+            interval=interval,
+            gates=gates,
+            deadline=deadline,
+            now=time.monotonic(),
+        )
+        while True:
+            step = wait.next(time.monotonic())
+            if isinstance(step, DerivationOutcome):
+                return step
+            if isinstance(step, Pause):
+                time.sleep(step.seconds)
+                continue
+            try:
+                status = self.queue_status(session_id=step.session_id, deadline=step.deadline)
+            except DeadlineExceeded as error:
+                wait.ran_out(error)
+                continue
+            wait.received(step, status)
 
     def close(self) -> None:
         """Overwrite the key in memory; the client refuses calls afterwards."""

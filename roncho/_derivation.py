@@ -1,0 +1,336 @@
+"""Waiting for the deriver, sans-IO: what a wait has seen, and what it may say from that.
+
+Honcho derives conclusions in the background, and its only progress report is queue status:
+counts of queue items (one per message of an observed sender, plus summary tasks) by state.
+Those counts cannot be tied to one ``add_messages``: the items appear a moment after the
+write was answered, other writers add theirs, and the server's periodic cleanup deletes
+completed items. So a wait needs a mark of what was there before: ``since``, the session's
+queue status read before the sync. Items beyond it are the work this wait is about; the
+wait says "done" only after it has seen such items and then none of the session's items
+pending or in progress.
+
+``DerivationWait`` holds that logic and no I/O. Each client runs it in one short loop:
+ask ``next(now)`` what to do (read the session's or the workspace's queue status within a
+given time, pause, or stop with an outcome), do it, and hand each answer to ``received``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Final, Literal
+
+from ._checks import check_id, check_timeout
+from ._errors import ConfigError, DeadlineExceeded
+from ._models import QueueStatus
+
+__all__ = [
+    "DEFAULT_GRACE",
+    "DerivationOutcome",
+    "DerivationState",
+    "DerivationWait",
+    "DeriverGates",
+    "Pause",
+    "Read",
+]
+
+# The queue shows a sync's items 0.07 to 0.25 s after add_messages returned (the kit's
+# Honcho 3.0.12, 20 syncs; up to 0.5 s seen before): they are written after the answer.
+# The default grace is several times that, so a slow moment is not taken for "nothing".
+DEFAULT_GRACE: Final = 2.0
+DEFAULT_INTERVAL: Final = 0.25
+DEFAULT_BOUND: Final = 60.0
+# How late an age gate may open and still count as batching: the deriver looks for work
+# every second at first and backs off to 30 s when it finds none (Honcho's defaults).
+AGE_GATE_SLACK: Final = 30.0
+
+DerivationState = Literal["done", "nothing_queued", "batching", "waiting", "still_working"]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class DeriverGates:
+    """What the caller knows of the server's deriver settings; only a wait reads it.
+
+    The defaults are Honcho's own: no flush, a batch per (session, sender) released at
+    512 tokens (``DERIVER_REPRESENTATION_BATCH_WORK_UNIT_TARGET_TOKENS``) or once its oldest
+    message is 1800 s old (``DERIVER_REPRESENTATION_BATCH_MAX_AGE_SECONDS``). None turns a
+    gate off. With ``flush=True`` every message is released at once.
+    """
+
+    flush: bool = False
+    batch_tokens: int | None = 512
+    batch_max_age: float | None = 1800.0
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.flush, bool):
+            raise ConfigError("gates.flush must be True or False")
+        tokens = self.batch_tokens
+        if tokens is not None and (isinstance(tokens, bool) or not isinstance(tokens, int)):
+            raise ConfigError("gates.batch_tokens must be an integer or None")
+        if tokens is not None and tokens < 1:
+            raise ConfigError(f"gates.batch_tokens must be at least 1 (None: off), got {tokens}")
+        if self.batch_max_age is not None:
+            check_timeout(self.batch_max_age, "gates.batch_max_age")
+
+    def describe(self) -> str:
+        """The gates in words, as an outcome names them."""
+        if self.flush:
+            return "flush is on, so every message is released at once"
+        gates = []
+        if self.batch_tokens is not None:
+            gates.append(f"at {self.batch_tokens} tokens")
+        if self.batch_max_age is not None:
+            gates.append(f"{self.batch_max_age:g} s after its oldest message")
+        if not gates:
+            return "no gate is set, so a batch is never released by itself"
+        return "a batch is released " + " or ".join(gates)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class DerivationOutcome:
+    """How a wait for the deriver ended. ``state`` is one of:
+
+    - ``"done"``: new queue items of the session were seen, and then none of the session's
+      items was pending or in progress;
+    - ``"nothing_queued"``: no new item appeared within the grace period (a sender whose
+      ``observe_me`` is false, reasoning turned off, or an enqueue slower than the grace);
+    - ``"batching"``: the bound came with the work pending and nothing in progress anywhere
+      in the workspace during the wait, and the caller said (``gates``) the deriver batches;
+    - ``"waiting"``: the bound came with the work pending and none of the session's in
+      progress, where batching cannot be told from a backlog the queue does not show (other
+      sessions', other workspaces', deletions); ``workspace_in_progress`` says what it saw;
+    - ``"still_working"``: the bound came with some of the session's work in progress.
+
+    Counts are the session's at the last read. Times are seconds from the wait's start.
+    """
+
+    state: DerivationState
+    session_id: str
+    new_work_units: int
+    """Items beyond ``since``, at least (a cleanup during the wait can hide some)."""
+    pending: int
+    in_progress: int
+    completed: int
+    workspace_in_progress: int | None
+    """Items in progress in the whole workspace at the last such read; None if not read."""
+    first_seen: float | None
+    """When a read first showed the new items (the read's start); None if none did."""
+    elapsed: float
+    reads: int
+    gates: DeriverGates | None = None
+
+    @property
+    def done(self) -> bool:
+        """The work this wait was about was seen and is finished."""
+        return self.state == "done"
+
+    def __str__(self) -> str:
+        where = f"session {self.session_id!r}"
+        counts = (
+            f"{self.pending} pending, {self.in_progress} in progress, {self.completed} completed"
+        )
+        seen = "" if self.first_seen is None else f", first seen at {self.first_seen:.2f} s"
+        if self.state == "done":
+            return (
+                f"done: {self.new_work_units} new queue item(s) of {where}{seen}, "
+                f"all finished by {self.elapsed:.2f} s"
+            )
+        if self.state == "nothing_queued":
+            return (
+                f"nothing queued: no new work for {where} appeared within {self.elapsed:.2f} s "
+                "(its senders are not observed, reasoning is off, or the server enqueues "
+                "slower than the grace period)"
+            )
+        if self.state == "still_working":
+            return f"still working after {self.elapsed:.2f} s: {where} has {counts}{seen}"
+        elsewhere = (
+            ""
+            if self.workspace_in_progress is None
+            else f"; {self.workspace_in_progress} in progress in the workspace"
+        )
+        if self.state == "batching":
+            gates = self.gates.describe() if self.gates is not None else "the deriver batches"
+            return (
+                f"batching after {self.elapsed:.2f} s: {where} has {counts}{seen}, "
+                f"nothing in progress in the workspace; {gates}"
+            )
+        return (
+            f"waiting after {self.elapsed:.2f} s: {where} has {counts}{seen}{elsewhere}; "
+            "the queue does not say why (batching, or a backlog it does not show)"
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class Read:
+    """Read queue status: of ``session_id``, or of the whole workspace when it is None,
+    with ``deadline`` seconds for the call."""
+
+    session_id: str | None
+    deadline: float
+
+
+@dataclass(frozen=True, slots=True)
+class Pause:
+    """Sleep this many seconds, then ask again."""
+
+    seconds: float
+
+
+def _outstanding(status: QueueStatus) -> int:
+    return status.pending_work_units + status.in_progress_work_units
+
+
+class DerivationWait:
+    """One wait's state: the mark it started from, what its reads showed, when it ends.
+
+    Work counts as seen when a read of the session holds more items than ``since`` did, or
+    more of them not yet completed: a cleanup deletes completed items only, so neither can
+    come from old work. Everything is decided from reads; ``now`` is the caller's monotonic
+    clock, passed in so that tests can drive the wait without time passing.
+    """
+
+    def __init__(
+        self,
+        session_id: str,
+        since: QueueStatus,
+        *,
+        grace: float,
+        interval: float,
+        gates: DeriverGates | None,
+        deadline: float,
+        now: float,
+    ) -> None:
+        self.session_id = check_id(session_id, "session_id")
+        if not isinstance(since, QueueStatus):
+            raise ConfigError(
+                "since must be the QueueStatus read with queue_status(session_id=...) "
+                f"before the sync, not {type(since).__name__}"
+            )
+        if since.sessions:
+            raise ConfigError(
+                "since holds a per-session map, so it was read without session_id: read it "
+                "with queue_status(session_id=...) before the sync"
+            )
+        self.since = since
+        self.grace = check_timeout(grace, "grace")
+        self.interval = check_timeout(interval, "interval")
+        self.bound = check_timeout(deadline, "deadline")
+        if self.grace >= self.bound:
+            raise ConfigError(
+                f"grace ({self.grace:g} s) must be shorter than deadline ({self.bound:g} s)"
+            )
+        if gates is not None and not isinstance(gates, DeriverGates):
+            raise ConfigError(f"gates must be a DeriverGates or None, not {type(gates).__name__}")
+        self.gates = gates
+        self.started = now
+        self.ends = now + self.bound
+        self.reads = 0
+        self.last: QueueStatus | None = None  # the session's last read
+        self.last_asked: float | None = None  # when the last session read was started
+        self.asked: float = now  # when the read in flight was started
+        self.first_seen: float | None = None
+        self.workspace_in_progress: int | None = None
+        self.busy_elsewhere = False  # a workspace read showed work in progress since first seen
+        self.want_workspace = False
+        self.out_of_time = False
+
+    # -- what to do next ------------------------------------------------------------------
+    def next(self, now: float) -> Read | Pause | DerivationOutcome:
+        """The next step: a read, a pause, or the outcome."""
+        last, asked = self.last, self.last_asked
+        # Only a read started after the grace period shows all of the sync's items: before
+        # it, what looks finished may be an earlier batch that was enqueued late.
+        settled = asked is not None and asked >= self.started + self.grace
+        if last is not None and settled:
+            if self.first_seen is None:
+                return self._outcome("nothing_queued", now)
+            if _outstanding(last) == 0:
+                return self._outcome("done", now)
+        if self.out_of_time or now >= self.ends:
+            return self._at_bound(now)
+        if self.want_workspace:
+            return self._read(None, now)
+        due = now if asked is None else asked + self.interval
+        if not settled:
+            due = min(due, max(self.started + self.grace, now))
+        if due <= now:
+            return self._read(self.session_id, now)
+        return Pause(min(due, self.ends) - now)
+
+    def _read(self, session_id: str | None, now: float) -> Read:
+        self.asked = now
+        return Read(session_id, self.ends - now)
+
+    # -- what a read showed ---------------------------------------------------------------
+    def received(self, read: Read, status: QueueStatus) -> None:
+        """Take in the answer to ``read``."""
+        self.reads += 1
+        if read.session_id is None:
+            self.want_workspace = False
+            self.workspace_in_progress = status.in_progress_work_units
+            if status.in_progress_work_units > 0:
+                self.busy_elsewhere = True
+            return
+        self.last, self.last_asked = status, self.asked
+        since = self.since
+        grew = status.total_work_units > since.total_work_units
+        if self.first_seen is None and (grew or _outstanding(status) > _outstanding(since)):
+            self.first_seen = self.asked
+        # Pending with none of it in progress: is anything in progress elsewhere?
+        self.want_workspace = (
+            self.first_seen is not None
+            and status.pending_work_units > 0
+            and status.in_progress_work_units == 0
+        )
+
+    def ran_out(self, error: DeadlineExceeded) -> None:
+        """A read hit the bound. Without one answer from the session there is nothing to
+        say, so the error stands; otherwise the wait ends with what it has seen."""
+        if self.last is None:
+            raise error
+        self.out_of_time = True
+
+    # -- the outcome ----------------------------------------------------------------------
+    def _at_bound(self, now: float) -> DerivationOutcome:
+        last = self.last
+        if self.first_seen is None or last is None:
+            return self._outcome("nothing_queued", now)
+        if last.in_progress_work_units > 0:
+            return self._outcome("still_working", now)
+        if last.pending_work_units > 0 and self._batching():
+            return self._outcome("batching", now)
+        # Pending, or (reads slower than the grace left) finished but not yet past the
+        # grace period, when more of the sync's items could still appear.
+        return self._outcome("waiting", now)
+
+    def _batching(self) -> bool:
+        gates = self.gates
+        if gates is None or gates.flush or self.first_seen is None:
+            return False
+        if self.busy_elsewhere or self.workspace_in_progress != 0:
+            return False
+        if gates.batch_max_age is None or self.last_asked is None:
+            return True
+        # Past its age gate (and the deriver's slowest look), a batch is not waiting for it.
+        overdue = self.first_seen + gates.batch_max_age + AGE_GATE_SLACK
+        return self.last_asked <= overdue
+
+    def _outcome(self, state: DerivationState, now: float) -> DerivationOutcome:
+        last = self.last if self.last is not None else self.since
+        new = max(
+            last.total_work_units - self.since.total_work_units,
+            _outstanding(last) - _outstanding(self.since),
+            0,
+        )
+        return DerivationOutcome(
+            state=state,
+            session_id=self.session_id,
+            new_work_units=new if self.first_seen is not None else 0,
+            pending=last.pending_work_units,
+            in_progress=last.in_progress_work_units,
+            completed=last.completed_work_units,
+            workspace_in_progress=self.workspace_in_progress,
+            first_seen=None if self.first_seen is None else self.first_seen - self.started,
+            elapsed=max(0.0, now - self.started),
+            reads=self.reads,
+            gates=self.gates,
+        )
