@@ -228,6 +228,7 @@ class DerivationWait:
         self.last_asked: float | None = None  # when the last session read was started
         self.asked: float = now  # when the read in flight was started
         self.first_seen: float | None = None
+        self.new = 0  # the most new items a read showed
         self.workspace_in_progress: int | None = None
         self.busy_elsewhere = False  # a workspace read showed work in progress since first seen
         self.want_workspace = False
@@ -272,8 +273,12 @@ class DerivationWait:
             return
         self.last, self.last_asked = status, self.asked
         since = self.since
-        grew = status.total_work_units > since.total_work_units
-        if self.first_seen is None and (grew or _outstanding(status) > _outstanding(since)):
+        new = max(
+            status.total_work_units - since.total_work_units,
+            _outstanding(status) - _outstanding(since),
+        )
+        self.new = max(self.new, new)
+        if self.first_seen is None and new > 0:
             self.first_seen = self.asked
         # Pending with none of it in progress: is anything in progress elsewhere?
         self.want_workspace = (
@@ -316,15 +321,10 @@ class DerivationWait:
 
     def _outcome(self, state: DerivationState, now: float) -> DerivationOutcome:
         last = self.last if self.last is not None else self.since
-        new = max(
-            last.total_work_units - self.since.total_work_units,
-            _outstanding(last) - _outstanding(self.since),
-            0,
-        )
         return DerivationOutcome(
             state=state,
             session_id=self.session_id,
-            new_work_units=new if self.first_seen is not None else 0,
+            new_work_units=self.new,
             pending=last.pending_work_units,
             in_progress=last.in_progress_work_units,
             completed=last.completed_work_units,

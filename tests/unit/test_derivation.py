@@ -1,0 +1,305 @@
+"""The deriver wait's logic, sans-IO: scripted queue reads on a clock the test moves."""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+import pytest
+
+import roncho
+from roncho import DerivationOutcome, DeriverGates, QueueStatus
+from roncho._derivation import (
+    AGE_GATE_SLACK,
+    DerivationWait,
+    Pause,
+    Read,
+)
+
+SESSION = "s1"
+
+
+def status(
+    total: int = 0, completed: int = 0, in_progress: int = 0, pending: int = 0, **extra: Any
+) -> QueueStatus:
+    return QueueStatus(
+        total_work_units=total,
+        completed_work_units=completed,
+        in_progress_work_units=in_progress,
+        pending_work_units=pending,
+        **extra,
+    )
+
+
+ZERO = status()
+
+
+class Script:
+    """Drives a wait: each session read answers the next scripted status (the last one
+    repeats); each workspace read answers ``workspace``. Time moves only by the pauses,
+    plus ``read_takes`` per read."""
+
+    def __init__(
+        self,
+        reads: list[QueueStatus],
+        *,
+        since: QueueStatus = ZERO,
+        workspace: QueueStatus = ZERO,
+        read_takes: float = 0.01,
+        **options: Any,
+    ) -> None:
+        options = {"grace": 1.0, "interval": 0.25, "gates": None, "deadline": 10.0, **options}
+        self.now = 100.0
+        self.wait = DerivationWait(SESSION, since, now=self.now, **options)
+        self.reads = list(reads)
+        self.workspace = workspace
+        self.read_takes = read_takes
+        self.log: list[tuple[float, str | None]] = []
+
+    def run(self) -> DerivationOutcome:
+        for _ in range(10_000):
+            step = self.wait.next(self.now)
+            if isinstance(step, DerivationOutcome):
+                return step
+            if isinstance(step, Pause):
+                assert step.seconds > 0
+                self.now += step.seconds
+                continue
+            assert isinstance(step, Read) and 0 < step.deadline <= self.wait.bound
+            self.log.append((self.now - 100.0, step.session_id))
+            self.now += self.read_takes
+            if step.session_id is None:
+                answer = self.workspace
+            else:
+                answer = self.reads.pop(0) if len(self.reads) > 1 else self.reads[0]
+            self.wait.received(step, answer)
+        raise AssertionError("the wait never ended")
+
+
+def test_done_only_after_the_work_was_seen_and_the_grace_passed() -> None:
+    """The first reads after a sync see nothing (the enqueue lag): that is not "done"."""
+    script = Script([ZERO, ZERO, status(1, pending=1), status(1, in_progress=1), status(1, 1)])
+    outcome = script.run()
+    assert outcome.state == "done" and outcome.done
+    assert outcome.new_work_units == 1 and outcome.completed == 1
+    assert outcome.first_seen == pytest.approx(0.5)
+    assert outcome.elapsed >= 1.0  # not before the grace period
+    # Pending with none in progress: it looks at the workspace once before the next read.
+    assert [who for _, who in script.log] == [SESSION] * 3 + [None] + [SESSION] * 2
+
+
+def test_work_finished_within_the_grace_is_done_at_the_first_read_past_it() -> None:
+    script = Script([status(1, 1)], grace=2.0)
+    outcome = script.run()
+    assert outcome.state == "done" and outcome.first_seen == 0.0
+    assert script.log[-1][0] == pytest.approx(2.0)  # a read is made when the grace ends
+
+
+def test_an_earlier_batch_enqueued_late_is_not_taken_for_this_one() -> None:
+    """Items of an earlier sync show up and finish within the grace; this sync's come
+    later, still within it. Only a read past the grace, which shows them, may decide."""
+    earlier_done = status(1, 1)
+    ours_pending = status(2, 1, pending=1)
+    reads = [status(1, pending=1), earlier_done, ours_pending, ours_pending, ours_pending]
+    script = Script([*reads, status(2, 2)], grace=1.0)
+    outcome = script.run()
+    assert outcome.state == "done" and outcome.new_work_units == 2
+    reads_of_the_session = [t for t, who in script.log if who == SESSION]
+    assert len(reads_of_the_session) == 6 and outcome.elapsed > reads_of_the_session[-1]
+
+
+def test_nothing_queued_when_no_new_item_appears_within_the_grace() -> None:
+    script = Script([status(3, 3)], since=status(3, 3), grace=1.5)
+    outcome = script.run()
+    assert outcome.state == "nothing_queued" and not outcome.done
+    assert outcome.first_seen is None and outcome.new_work_units == 0
+    assert outcome.elapsed == pytest.approx(1.51)
+
+
+def test_old_pending_work_in_the_baseline_is_not_new_work() -> None:
+    """A batch left pending by an earlier sync, then worked off: no new item, no "done"."""
+    script = Script([status(2, 0, pending=2), status(2, 2)], since=status(2, pending=2))
+    assert script.run().state == "nothing_queued"
+
+
+def test_new_work_is_seen_through_a_cleanup_that_deleted_completed_items() -> None:
+    """The server's cleanup deletes completed items: the total can fall below the mark;
+    more items not yet completed than before is still new work."""
+    script = Script([status(1, pending=1), status(1, 1)], since=status(40, 40))
+    outcome = script.run()
+    assert outcome.state == "done" and outcome.new_work_units == 1
+
+
+def test_still_working_at_the_bound_gives_the_counts() -> None:
+    script = Script([status(3, 1, in_progress=1, pending=1)], deadline=3.0)
+    outcome = script.run()
+    assert outcome.state == "still_working"
+    assert (outcome.pending, outcome.in_progress, outcome.completed) == (1, 1, 1)
+    assert outcome.elapsed == pytest.approx(3.0, abs=0.02)
+    assert "1 pending, 1 in progress, 1 completed" in str(outcome)
+
+
+def test_batching_needs_the_callers_word_and_a_quiet_workspace() -> None:
+    gates = DeriverGates(batch_tokens=512, batch_max_age=1800)
+    outcome = Script([status(1, pending=1)], gates=gates, deadline=3.0).run()
+    assert outcome.state == "batching" and outcome.workspace_in_progress == 0
+    assert "a batch is released at 512 tokens or 1800 s after its oldest message" in str(outcome)
+    # Without the gates told, pending work could be batching or a backlog: "waiting".
+    outcome = Script([status(1, pending=1)], deadline=3.0).run()
+    assert outcome.state == "waiting" and "does not say why" in str(outcome)
+    # With flush on, pending work with nothing in progress is not batching.
+    outcome = Script([status(1, pending=1)], gates=DeriverGates(flush=True), deadline=3.0).run()
+    assert outcome.state == "waiting"
+
+
+def test_work_in_progress_elsewhere_in_the_workspace_is_waiting_not_batching() -> None:
+    script = Script(
+        [status(1, pending=1)],
+        workspace=status(5, 2, in_progress=2, pending=1),
+        gates=DeriverGates(),
+        deadline=3.0,
+    )
+    outcome = script.run()
+    assert outcome.state == "waiting" and outcome.workspace_in_progress == 2
+    assert "2 in progress in the workspace" in str(outcome)
+    assert None in {who for _, who in script.log}  # it read the workspace
+
+
+def test_busy_elsewhere_once_during_the_wait_is_not_batching() -> None:
+    script = Script([status(1, pending=1)], gates=DeriverGates(), deadline=3.0)
+    answers = iter([status(2, in_progress=1), *[ZERO] * 100])
+    script.workspace = ZERO
+
+    original = script.wait.received
+
+    def received(read: Read, answer: QueueStatus) -> None:
+        original(read, next(answers) if read.session_id is None else answer)
+
+    script.wait.received = received  # type: ignore[method-assign]
+    outcome = script.run()
+    assert outcome.state == "waiting" and outcome.workspace_in_progress == 0
+
+
+def test_a_batch_past_its_age_gate_is_not_batching() -> None:
+    gates = DeriverGates(batch_max_age=1.0)
+    deadline = 1.0 + AGE_GATE_SLACK + 5.0
+    outcome = Script([status(1, pending=1)], gates=gates, deadline=deadline, interval=1.0).run()
+    assert outcome.state == "waiting"
+    outcome = Script([status(1, pending=1)], gates=gates, deadline=AGE_GATE_SLACK).run()
+    assert outcome.state == "batching"
+
+
+def test_work_finishing_within_the_bound_is_done_whatever_the_gates() -> None:
+    reads = [status(1, pending=1)] * 8 + [status(1, in_progress=1), status(1, 1)]
+    outcome = Script(reads, gates=DeriverGates()).run()
+    assert outcome.state == "done"
+
+
+def test_a_read_cut_by_the_bound_ends_the_wait_with_what_was_seen() -> None:
+    wait = DerivationWait(SESSION, ZERO, grace=1.0, interval=0.25, gates=None, deadline=5.0, now=0)
+    first = wait.next(0.0)
+    assert isinstance(first, Read) and first.deadline == 5.0
+    with pytest.raises(roncho.DeadlineExceeded):  # not one answer: nothing to say
+        wait.ran_out(roncho.DeadlineExceeded("late"))
+    wait.received(first, status(1, pending=1))
+    second = wait.next(0.25)
+    assert isinstance(second, Read) and second.deadline == pytest.approx(4.75)
+    wait.ran_out(roncho.DeadlineExceeded("late"))
+    outcome = wait.next(4.9)
+    assert isinstance(outcome, DerivationOutcome) and outcome.state == "waiting"
+
+
+def test_pauses_never_pass_the_bound() -> None:
+    wait = DerivationWait(SESSION, ZERO, grace=0.5, interval=5.0, gates=None, deadline=2.0, now=0)
+    read = wait.next(0.0)
+    assert isinstance(read, Read)
+    wait.received(read, status(1, in_progress=1))
+    pause = wait.next(0.0)  # the read that closes the grace period comes first
+    assert isinstance(pause, Pause) and pause.seconds == pytest.approx(0.5)
+    read = wait.next(0.5)
+    assert isinstance(read, Read)
+    wait.received(read, status(1, in_progress=1))
+    pause = wait.next(0.5)  # the next would be at 5.5 s, past the bound at 2 s
+    assert isinstance(pause, Pause) and pause.seconds == pytest.approx(1.5)
+    outcome = wait.next(2.0)
+    assert isinstance(outcome, DerivationOutcome) and outcome.state == "still_working"
+
+
+@pytest.mark.parametrize(
+    ("options", "name"),
+    [
+        ({"session_id": "bad id"}, "session_id"),
+        ({"session_id": 7}, "session_id"),
+        ({"since": None}, "since"),
+        ({"since": {"total_work_units": 0}}, "since"),
+        ({"since": [ZERO]}, "since"),
+        ({"grace": 0}, "grace"),
+        ({"grace": True}, "grace"),
+        ({"grace": "1"}, "grace"),
+        ({"interval": -1.0}, "interval"),
+        ({"interval": float("nan")}, "interval"),
+        ({"deadline": None}, "deadline"),
+        ({"deadline": False}, "deadline"),
+        ({"grace": 5.0, "deadline": 5.0}, "grace"),
+        ({"gates": {"flush": True}}, "gates"),
+        ({"gates": True}, "gates"),
+    ],
+)
+def test_a_bad_argument_is_a_config_error_naming_it(options: dict[str, Any], name: str) -> None:
+    arguments: dict[str, Any] = {
+        "session_id": SESSION,
+        "since": ZERO,
+        "grace": 1.0,
+        "interval": 0.25,
+        "gates": None,
+        "deadline": 10.0,
+        **options,
+    }
+    with pytest.raises(roncho.ConfigError, match=name):
+        DerivationWait(now=0.0, **arguments)
+
+
+def test_a_baseline_read_without_session_id_is_refused() -> None:
+    """An unfiltered read holds the per-session map; its counts are the workspace's."""
+    entry = roncho.SessionQueueStatus(
+        session_id="abc",
+        total_work_units=1,
+        completed_work_units=1,
+        in_progress_work_units=0,
+        pending_work_units=0,
+    )
+    whole = status(1, 1, sessions={"abc": entry})
+    with pytest.raises(roncho.ConfigError, match=r"since .* without session_id"):
+        DerivationWait(SESSION, whole, grace=1.0, interval=0.25, gates=None, deadline=5.0, now=0.0)
+
+
+@pytest.mark.parametrize(
+    ("fields", "name"),
+    [
+        ({"flush": 1}, "gates.flush"),
+        ({"batch_tokens": 0}, "gates.batch_tokens"),
+        ({"batch_tokens": True}, "gates.batch_tokens"),
+        ({"batch_tokens": 1.5}, "gates.batch_tokens"),
+        ({"batch_max_age": 0}, "gates.batch_max_age"),
+        ({"batch_max_age": "30"}, "gates.batch_max_age"),
+    ],
+)
+def test_gates_check_themselves(fields: dict[str, Any], name: str) -> None:
+    with pytest.raises(roncho.ConfigError, match=name):
+        DeriverGates(**fields)
+
+
+def test_gates_in_words() -> None:
+    assert DeriverGates(flush=True).describe().startswith("flush is on")
+    assert DeriverGates(batch_tokens=None, batch_max_age=30).describe() == (
+        "a batch is released 30 s after its oldest message"
+    )
+    assert "never released" in DeriverGates(batch_tokens=None, batch_max_age=None).describe()
+
+
+def test_the_outcome_is_a_plain_immutable_record() -> None:
+    outcome = Script([status(1, 1)]).run()
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        outcome.state = "waiting"  # type: ignore[misc]
+    assert dataclasses.replace(outcome) == outcome
+    assert str(outcome).startswith("done: 1 new queue item(s) of session 's1'")
