@@ -348,3 +348,34 @@ def test_the_readme_error_tree_names_every_exported_error_under_its_parent() -> 
             parent = getattr(roncho, parents[-1][1])
             assert issubclass(getattr(roncho, name), parent), f"{name} is not a {parent}"
         parents.append((indent, name))
+
+
+@pytest.mark.parametrize(
+    ("options", "said"),
+    [
+        ({}, "waiting after 3.00 s: session '2026-11-30-chat' has 1 pending"),
+        ({"flush": True}, "done: 1 new queue item(s) of session '2026-11-30-chat'"),
+    ],
+    ids=["batching", "flush"],
+)
+def test_the_quickstart_says_what_the_deriver_did(
+    options: dict[str, bool],
+    said: str,
+    loopback_only: None,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Against a batching server (fake-honcho's default, as Honcho's) the quickstart's wait
+    ends at its bound saying the work is pending, not with a timeout; its bound is cut to
+    3 s here. Against a flushing one it is done."""
+    [quickstart] = [
+        block
+        for block in markdown_blocks((ROOT / "README.md").read_text(), "README.md")
+        if "wait_for_derivation(" in block.source
+    ]
+    assert "deadline=30)" in quickstart.source
+    with FakeHoncho(**options) as fake:
+        source = quickstart.source.replace(EXAMPLE_URL, fake.url)
+        source = source.replace("deadline=30)", "deadline=3)")
+        exec(compile(source, quickstart.where, "exec"), {})
+    printed = capsys.readouterr().out
+    assert said in printed, printed

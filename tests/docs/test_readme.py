@@ -73,7 +73,9 @@ def test_install_says_how_to_pin_roncho_in_ones_own_project() -> None:
 def test_the_user_learns_where_fake_honcho_lives_and_how_to_wait_for_the_deriver() -> None:
     assert ".venv/bin/fake-honcho" in README and "python -m roncho.testing" in README
     quickstart = README.split("## Quickstart", 1)[1].split("\n## ", 1)[0]
-    assert "queue_status(session_id=" in quickstart and ".idle" in quickstart
+    assert "before = client.queue_status(session_id=" in quickstart
+    assert "client.wait_for_derivation(" in quickstart and "since=before" in quickstart
+    assert ".idle" not in quickstart  # an idle queue right after a sync means nothing yet
 
 
 def test_development_lives_on_the_contributor_page() -> None:
