@@ -30,6 +30,8 @@ from roncho import (
     ConfigError,
     DecodeError,
     DeleteAccepted,
+    DerivationOutcome,
+    DeriverGates,
     Evidence,
     EvidenceMessage,
     Health,
@@ -825,6 +827,20 @@ SAMPLES: list[Any] = [
     roncho.Scope(id="sc", metadata={"k": 1}, created=False),
     roncho.ScopeBackfill(session_id="s", state="completed", docs_copied=2),
     roncho.ScopeStatus(backfill={}),
+    DeriverGates(batch_max_age=30.0),
+    DerivationOutcome(
+        state="batching",
+        session_id="s",
+        new_work_units=1,
+        pending=1,
+        in_progress=0,
+        completed=0,
+        workspace_in_progress=0,
+        first_seen=0.25,
+        elapsed=3.0,
+        reads=13,
+        gates=DeriverGates(batch_max_age=30.0),
+    ),
 ]
 
 
