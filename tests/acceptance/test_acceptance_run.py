@@ -111,6 +111,7 @@ def _seed(server: Server) -> None:
         client.get_or_create_peer("alice")
         client.get_or_create_peer("assistant")
         client.get_or_create_session("s1", peers={"alice": {}, "assistant": {}})
+        before = client.queue_status(session_id="s1")
         client.add_messages(
             "s1",
             [
@@ -121,13 +122,9 @@ def _seed(server: Server) -> None:
         client.create_conclusions(
             [roncho.ConclusionCreate("alice waters tomatoes", "assistant", "alice")]
         )
-        deadline = time.monotonic() + PURGE_WAIT  # the deriver's conclusions, before the snapshot
-        while _busy(client.queue_status()) and time.monotonic() < deadline:
-            time.sleep(0.1)
-
-
-def _busy(status: roncho.QueueStatus) -> bool:
-    return status.pending_work_units + status.in_progress_work_units > 0
+        # The deriver's conclusions, before the snapshot (the server flushes).
+        outcome = client.wait_for_derivation("s1", since=before, grace=0.5, deadline=PURGE_WAIT)
+        assert outcome.done, str(outcome)
 
 
 def _contents(server: Server, workspace: str) -> dict[str, Any]:
