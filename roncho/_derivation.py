@@ -89,8 +89,8 @@ class DeriverGates:
 class DerivationOutcome:
     """How a wait for the deriver ended. ``state`` is one of:
 
-    - ``"done"``: new queue items of the session were seen, and then none of the session's
-      items was pending or in progress;
+    - ``"done"``: new queue items of the session were seen, and a read after the grace
+      period showed none of the session's items pending or in progress;
     - ``"nothing_queued"``: no new item appeared within the grace period (a sender whose
       ``observe_me`` is false, reasoning turned off, or an enqueue slower than the grace);
     - ``"batching"``: the bound came with the work pending and nothing in progress anywhere
