@@ -788,7 +788,10 @@ def test_every_client_operation_has_a_wire_case() -> None:
         for name in dir(roncho.Client)
         if not name.startswith("_") and callable(getattr(roncho.Client, name))
     }
-    not_server_calls = {"close", "with_workspace", "with_options", "iter_messages"}
+    # wait_for_derivation is many queue_status calls: test_wait_for_derivation_on_the_wire
+    not_server_calls = {
+        "close", "with_workspace", "with_options", "iter_messages", "wait_for_derivation"
+    }  # fmt: skip
     covered = {c.name for c in [*CASES, *BEYOND]}
     assert ops - not_server_calls - covered == set()
 
@@ -1073,3 +1076,44 @@ def test_bad_answer_shapes_are_decode_errors_after_sending(
         with pytest.raises(roncho.DecodeError) as info:
             call(client)
     assert info.value.request_sent is True
+
+
+def _queue(total: int, completed: int, in_progress: int, pending: int) -> bytes:
+    counts = {
+        "total_work_units": total,
+        "completed_work_units": completed,
+        "in_progress_work_units": in_progress,
+        "pending_work_units": pending,
+        "sessions": None,
+    }
+    return _ok(200, counts)
+
+
+def test_wait_for_derivation_on_the_wire() -> None:
+    """The wait is plain queue_status reads, one connection each: the session's, the
+    workspace's while the work is pending with none in progress, the session's again."""
+    answers = [_queue(1, 0, 0, 1), _queue(1, 0, 0, 1), _queue(1, 1, 0, 0)]
+
+    def answer(reply_with: bytes) -> Callable[..., None]:
+        def handler(conn: Any) -> None:
+            conn.read_request()
+            conn.send(reply_with)
+
+        return handler
+
+    with RawServer([answer(a) for a in answers]) as server:
+        client = roncho.Client(server.url, WS, read_timeout=READ_TIMEOUT)
+        since = roncho.QueueStatus(
+            total_work_units=0, completed_work_units=0, in_progress_work_units=0,
+            pending_work_units=0,
+        )  # fmt: skip
+        outcome = client.wait_for_derivation(
+            "s1", since=since, grace=0.05, interval=0.05, deadline=5.0
+        )
+    assert outcome.state == "done" and outcome.new_work_units == 1 and outcome.reads == 3
+    assert [r.request_line for r in server.requests] == [
+        f"GET {W}/queue/status?session_id=s1 HTTP/1.1",
+        f"GET {W}/queue/status HTTP/1.1",
+        f"GET {W}/queue/status?session_id=s1 HTTP/1.1",
+    ]
+    assert not server.errors
