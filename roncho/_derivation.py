@@ -16,12 +16,12 @@ given time, pause, or stop with an outcome), do it, and hand each answer to ``re
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Final, Literal
 
 from ._checks import check_id, check_timeout
 from ._errors import ConfigError, DeadlineExceeded
 from ._models import QueueStatus
+from ._record import Record, store
 
 __all__ = [
     "DEFAULT_GRACE",
@@ -46,8 +46,7 @@ AGE_GATE_SLACK: Final = 30.0
 DerivationState = Literal["done", "nothing_queued", "batching", "waiting", "still_working"]
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class DeriverGates:
+class DeriverGates(Record):
     """What the caller knows of the server's deriver settings; only a wait reads it.
 
     The defaults are Honcho's own: no flush, a batch per (session, sender) released at
@@ -56,20 +55,30 @@ class DeriverGates:
     gate off. With ``flush=True`` every message is released at once.
     """
 
-    flush: bool = False
-    batch_tokens: int | None = 512
-    batch_max_age: float | None = 1800.0
+    __slots__ = ("flush", "batch_tokens", "batch_max_age")
 
-    def __post_init__(self) -> None:
-        if not isinstance(self.flush, bool):
+    flush: bool
+    batch_tokens: int | None
+    batch_max_age: float | None
+
+    def __init__(
+        self,
+        *,
+        flush: bool = False,
+        batch_tokens: int | None = 512,
+        batch_max_age: float | None = 1800.0,
+    ) -> None:
+        if not isinstance(flush, bool):
             raise ConfigError("gates.flush must be True or False")
-        tokens = self.batch_tokens
+        tokens = batch_tokens
         if tokens is not None and (isinstance(tokens, bool) or not isinstance(tokens, int)):
             raise ConfigError("gates.batch_tokens must be an integer or None")
         if tokens is not None and tokens < 1:
             raise ConfigError(f"gates.batch_tokens must be at least 1 (None: off), got {tokens}")
-        if self.batch_max_age is not None:
-            check_timeout(self.batch_max_age, "gates.batch_max_age")
+        age = None if batch_max_age is None else check_timeout(batch_max_age, "gates.batch_max_age")
+        store(self, "flush", flush)
+        store(self, "batch_tokens", tokens)
+        store(self, "batch_max_age", age)
 
     def describe(self) -> str:
         """The gates in words, as an outcome names them."""
@@ -85,8 +94,7 @@ class DeriverGates:
         return "a batch is released " + " or ".join(gates)
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class DerivationOutcome:
+class DerivationOutcome(Record):
     """How a wait for the deriver ended. ``state`` is one of:
 
     - ``"done"``: new queue items of the session were seen, and a read after the grace
@@ -103,6 +111,20 @@ class DerivationOutcome:
     Counts are the session's at the last read. Times are seconds from the wait's start.
     """
 
+    __slots__ = (
+        "state",
+        "session_id",
+        "new_work_units",
+        "pending",
+        "in_progress",
+        "completed",
+        "workspace_in_progress",
+        "first_seen",
+        "elapsed",
+        "reads",
+        "gates",
+    )
+
     state: DerivationState
     session_id: str
     new_work_units: int
@@ -116,7 +138,34 @@ class DerivationOutcome:
     """When a read first showed the new items (the read's start); None if none did."""
     elapsed: float
     reads: int
-    gates: DeriverGates | None = None
+    gates: DeriverGates | None
+
+    def __init__(
+        self,
+        *,
+        state: DerivationState,
+        session_id: str,
+        new_work_units: int,
+        pending: int,
+        in_progress: int,
+        completed: int,
+        workspace_in_progress: int | None,
+        first_seen: float | None,
+        elapsed: float,
+        reads: int,
+        gates: DeriverGates | None = None,
+    ) -> None:
+        store(self, "state", state)
+        store(self, "session_id", session_id)
+        store(self, "new_work_units", new_work_units)
+        store(self, "pending", pending)
+        store(self, "in_progress", in_progress)
+        store(self, "completed", completed)
+        store(self, "workspace_in_progress", workspace_in_progress)
+        store(self, "first_seen", first_seen)
+        store(self, "elapsed", elapsed)
+        store(self, "reads", reads)
+        store(self, "gates", gates)
 
     @property
     def done(self) -> bool:
@@ -159,20 +208,29 @@ class DerivationOutcome:
         )
 
 
-@dataclass(frozen=True, slots=True)
-class Read:
+class Read(Record):
     """Read queue status: of ``session_id``, or of the whole workspace when it is None,
     with ``deadline`` seconds for the call."""
+
+    __slots__ = ("session_id", "deadline")
 
     session_id: str | None
     deadline: float
 
+    def __init__(self, *, session_id: str | None, deadline: float) -> None:
+        store(self, "session_id", session_id)
+        store(self, "deadline", deadline)
 
-@dataclass(frozen=True, slots=True)
-class Pause:
+
+class Pause(Record):
     """Sleep this many seconds, then ask again."""
 
+    __slots__ = ("seconds",)
+
     seconds: float
+
+    def __init__(self, *, seconds: float) -> None:
+        store(self, "seconds", seconds)
 
 
 def _outstanding(status: QueueStatus) -> int:
@@ -255,11 +313,11 @@ class DerivationWait:
             due = min(due, max(self.started + self.grace, now))
         if due <= now:
             return self._read(self.session_id, now)
-        return Pause(min(due, self.ends) - now)
+        return Pause(seconds=min(due, self.ends) - now)
 
     def _read(self, session_id: str | None, now: float) -> Read:
         self.asked = now
-        return Read(session_id, self.ends - now)
+        return Read(session_id=session_id, deadline=self.ends - now)
 
     # -- what a read showed ---------------------------------------------------------------
     def received(self, read: Read, status: QueueStatus) -> None:
