@@ -79,6 +79,9 @@ VALID_BY_KIND: dict[object, object] = {
     collections.abc.Mapping: {},
     MessageCreate: [MessageCreate("owner", "hi")],
     ConclusionCreate: [ConclusionCreate("fact", "owner", "owner")],
+    roncho.QueueStatus: roncho.QueueStatus(
+        total_work_units=0, completed_work_units=0, in_progress_work_units=0, pending_work_units=0
+    ),
 }
 # The records a batch holds: their fields are walked too, one record in a one-item batch.
 RECORDS = (MessageCreate, ConclusionCreate)
