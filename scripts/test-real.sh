@@ -166,7 +166,10 @@ cleanup() {
         fi
     fi
     rm -rf "$TMP"
+    # The overall verdict is the run's very last line, after anything stopping printed.
+    [ -z "$OVERALL" ] || echo "$OVERALL"
 }
+OVERALL=""   # the overall verdict line (scripts/fitness.py), printed last by cleanup
 trap cleanup EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
@@ -252,7 +255,11 @@ if [ "$MODE" = kit ]; then
         health_ok "http://127.0.0.1:$api_port" && health_ok "http://127.0.0.1:$auth_port" && already=1
     fi
     stage setup bash "$KIT/setup.sh" "$RH_DIR"
-    [ "$FAILED" = 0 ] || { echo "test-real: setup failed; nothing else runs"; exit 1; }
+    if [ "$FAILED" = 1 ]; then
+        echo "test-real: setup failed; nothing else runs"
+        OVERALL="test-real: no verdict on the server: the kit's setup failed"
+        exit 1
+    fi
     RH_DIR="$(cd "$RH_DIR" && pwd)"
     [ "$already" = 1 ] || OWNED=1   # set before start.sh: a half-started server is stopped too
     echo "== test-real: start"
@@ -302,6 +309,7 @@ except roncho.RonchoError as exc:
 }
 if ! VERSION="$(server_version "$URL")"; then
     verdict "server answers GET /health" FAIL 0 "$URL did not; nothing else runs"
+    OVERALL="test-real: the server is NOT fit for memoryd: it did not answer GET /health at $URL"
     exit 1
 fi
 LABEL="real-$(tr -c 'a-z0-9\n' '-' <<<"${VERSION:-unknown}")$([ "$MODE" = kit ] && echo -src)"
@@ -479,4 +487,21 @@ if [ "$MODE" = kit ] && [ "$FAILED" = 1 ] && [ -f "$RH_DIR/logs/deriver.log" ]; 
     echo "== test-real: the kit's deriver log ($RH_DIR/logs/deriver.log), its last errors and warnings"
     grep -E ' - (ERROR|WARNING) - ' "$RH_DIR/logs/deriver.log" | grep -v 'Deleting workspace' | tail -n 8 | cut -c1-300
 fi
+
+# -- the overall verdict, from the answers (the run's last line) ----------------------------
+# The stage verdicts say what ran; this says whether the server suits memoryd: Q7's health,
+# Q3's releases against the deriver settings told, the delivery checks (Q9) and the live
+# suite (scripts/fitness.py). Not fit fails the run like a failed stage.
+FITNESS_FLAGS=()
+for line in "${VERDICTS[@]}"; do
+    if [[ "$line" =~ ^test-real:\ (live\ suite[^:]*):\ (PASS|FAIL) ]]; then
+        FITNESS_FLAGS+=("--live-$([ "${BASH_REMATCH[2]}" = PASS ] && echo passed || echo failed)" "${BASH_REMATCH[1]}")
+    fi
+done
+# Deliveries reach only the server's own host; without the secret they are not checked here.
+[ -n "${RONCHO_LIVE_WEBHOOK_SECRET:-}" ] ||
+    FITNESS_FLAGS+=(--deliveries-unchecked "no RONCHO_LIVE_WEBHOOK_SECRET: run on the server's host to check them")
+mapfile -t RUN_FOLDERS < <(find "$OUT" -mindepth 2 -maxdepth 2 -type d -newer "$TMP/started" | sort)
+OVERALL="$("$PY" scripts/fitness.py "${FITNESS_FLAGS[@]}" "${RUN_FOLDERS[@]}")" || FAILED=1
+[ -n "$OVERALL" ] || OVERALL="test-real: no verdict on the server: scripts/fitness.py failed"
 exit "$FAILED"
