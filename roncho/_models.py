@@ -289,6 +289,9 @@ class Message(Record):
 
     @classmethod
     def from_json(cls, data: object, op: str) -> Message:
+        message = _well_formed_message(data)
+        if message is not None:
+            return message
         f = Fields(data, op, "message")
         return cls(
             id=f.text("id"),
@@ -300,6 +303,43 @@ class Message(Record):
             workspace_id=f.opt_text("workspace_id"),
             token_count=f.opt_integer("token_count"),
         )
+
+
+def _well_formed_message(data: object) -> Message | None:
+    """The speed path of Message.from_json, the one roncho keeps: pages of messages are most
+    of what it decodes, and reading one through Fields costs about half again as much. A
+    message whose every field is as it should be is read in one pass; for anything else it
+    gives None, and the Fields reading (with its errors) decides. JSON gives exact types, so
+    ``type(...) is`` checks what Fields' isinstance() would. tests/unit/test_properties.py
+    holds it to the Fields reading on generated messages."""
+    if type(data) is not dict:
+        return None
+    get = data.get
+    id_, content, peer, session = get("id"), get("content"), get("peer_id"), get("session_id")
+    created, metadata = get("created_at"), get("metadata")
+    workspace, tokens = get("workspace_id"), get("token_count")
+    if not (type(id_) is str and type(content) is str and type(peer) is str):
+        return None
+    if type(session) is not str or type(created) is not str:
+        return None
+    if metadata is None:
+        metadata = {}
+    elif type(metadata) is not dict:
+        return None
+    if (workspace is not None and type(workspace) is not str) or (
+        tokens is not None and type(tokens) is not int  # never a bool
+    ):
+        return None
+    message = object.__new__(Message)
+    store(message, "id", id_)
+    store(message, "content", content)
+    store(message, "peer_id", peer)
+    store(message, "session_id", session)
+    store(message, "created_at", created)
+    store(message, "metadata", metadata)
+    store(message, "workspace_id", workspace)
+    store(message, "token_count", tokens)
+    return message
 
 
 class Conclusion(Record):

@@ -21,8 +21,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import roncho._client
-from roncho import Client, ConfigError, MessageCreate
+from roncho import Client, ConfigError, DecodeError, Message, MessageCreate
 from roncho._checks import ID_PATTERN, check_json, check_metadata
+from roncho._decode import Fields
 from roncho._http import BodyData, ResponseEnd, ResponseHead, ResponseParser, build_request
 from roncho._models import ConclusionCreate, render_batch
 from roncho._sse import ServerSentEvent, SSEDecoder
@@ -442,3 +443,86 @@ def test_a_batch_renders_as_each_message_to_json(batch: list[MessageCreate]) -> 
 def test_a_message_in_a_batch_of_conclusions_is_refused() -> None:
     with pytest.raises(ConfigError, match=r"^conclusions\[0\] must be a ConclusionCreate$"):
         render_batch([MessageCreate("alice", "hi")], ConclusionCreate, "conclusions", "op")
+
+
+# -- the one speed path: a well-formed message read in one pass ---------------------------
+FIELDS = (
+    "id",
+    "content",
+    "peer_id",
+    "session_id",
+    "created_at",
+    "metadata",
+    "workspace_id",
+    "token_count",
+)
+values = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(),
+    st.text(max_size=5),
+    st.dictionaries(st.text(max_size=3), st.integers(), max_size=2),
+    st.lists(st.integers(), max_size=2),
+)
+
+
+def checked(data: dict[str, Any]) -> Message:
+    """The plain path: each field read through Fields (the reads every other model's
+    decoder uses), in field order, and the message built by its own constructor."""
+    f = Fields(data, "op", "message")
+    return Message(
+        id=f.text("id"),
+        content=f.text("content"),
+        peer_id=f.text("peer_id"),
+        session_id=f.text("session_id"),
+        created_at=f.text("created_at"),
+        metadata=f.opt_obj("metadata"),
+        workspace_id=f.opt_text("workspace_id"),
+        token_count=f.opt_integer("token_count"),
+    )
+
+
+text = st.text(max_size=8)
+well_formed = st.fixed_dictionaries(
+    {"id": text, "content": text, "peer_id": text, "session_id": text, "created_at": text},
+    optional={
+        "metadata": st.none() | st.dictionaries(text, st.integers(), max_size=2),
+        "workspace_id": st.none() | text,
+        "token_count": st.none() | st.integers(),
+        "role": text,
+        "extra": values,
+    },
+)
+anything = st.fixed_dictionaries({}, optional={name: values for name in FIELDS})
+
+
+def _same_as_fields(data: dict[str, Any]) -> None:
+    try:
+        expected: Message | DecodeError = checked(data)
+    except DecodeError as exc:
+        expected = exc
+    try:
+        got: Message | DecodeError = Message.from_json(data, "op")
+    except DecodeError as exc:
+        got = exc
+    if isinstance(expected, DecodeError):
+        assert isinstance(got, DecodeError)
+        assert str(got) == str(expected)
+    else:
+        assert got == expected
+
+
+@given(well_formed | anything)
+def test_message_speed_path_agrees_with_the_fields_reading(data: dict[str, Any]) -> None:
+    """Message.from_json reads a well-formed message in one pass (_well_formed_message):
+    the same message, or the same error, as reading it through Fields."""
+    _same_as_fields(data)
+
+
+@pytest.mark.parametrize("name", FIELDS)
+@given(good=well_formed, value=values)
+def test_message_speed_path_agrees_when_one_field_is_wrong(
+    name: str, good: dict[str, Any], value: object
+) -> None:
+    """Each field in turn given any JSON value in an otherwise good message."""
+    _same_as_fields({**good, name: value})
