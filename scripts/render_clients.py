@@ -16,7 +16,7 @@ operation's call and hands it, with the deadline, to the client's executor (``_r
 returns: ``Call[X]`` gives ``X``, ``Pages[X]`` a walk over ``X``, a streamed twin the
 client's chat stream. The names the signatures use are
 imported for the type checker in a second generated part. In roncho/__init__.py it writes
-the import of every public class of roncho/_models.py and ``__all__`` (every public name
+the import of every public class of roncho/_models/ and ``__all__`` (every public name
 the package imports). Everything outside the markers is hand-written and left as it is.
 Standard library only (``ast``): nothing is imported.
 """
@@ -46,7 +46,7 @@ IMPORTS = (
     "    # END GENERATED imports\n",
 )
 PACKAGE = REPO / "roncho" / "__init__.py"
-MODELS = REPO / "roncho" / "_models.py"
+MODELS = REPO / "roncho" / "_models"  # the records, by resource; its __init__ re-exports them
 EXPORTS = ("# BEGIN GENERATED models (scripts/render_clients.py)\n", "# END GENERATED models\n")
 ALL = ("# BEGIN GENERATED __all__ (scripts/render_clients.py)\n", "# END GENERATED __all__\n")
 WIDTH = 100  # the project's line length (pyproject.toml, ruff)
@@ -337,8 +337,12 @@ def _from_import(module: str, names: list[str], pad: str = "    ") -> list[str]:
 def package(text: str) -> str:
     """roncho/__init__.py with every public class of _models imported, and ``__all__``
     naming every public name the module imports (so a new model needs no hand edit here)."""
-    tree = ast.parse(MODELS.read_text(encoding="utf-8"))
-    models = [n.name for n in tree.body if isinstance(n, ast.ClassDef) and n.name[0] != "_"]
+    models = [
+        node.name
+        for path in sorted(MODELS.glob("*.py"))
+        for node in ast.parse(path.read_text(encoding="utf-8")).body
+        if isinstance(node, ast.ClassDef) and node.name[0] != "_"
+    ]
     block = "\n".join(_from_import("._models", sorted(models, key=_isort_key), pad=""))
     text = splice(text, f"{EXPORTS[0]}{block}\n\n{EXPORTS[1]}", *EXPORTS)
     names = [n for n in imported_names(text) if not n.startswith("_")] + lazy_names(text)

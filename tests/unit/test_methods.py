@@ -139,14 +139,14 @@ def test_type_checkers_see_each_operation_with_its_own_signature(tmp_path: Any) 
     # A real method now has a place: mypy points at it after an error ("defined in").
     lines = [line for line in lines if not line.endswith('defined in "roncho._client"')]
     assert lines[:3] == [
-        'note: Revealed type is "roncho._models.Peer"',
-        'note: Revealed type is "typing.Iterator[roncho._models.Message]"',
+        'note: Revealed type is "roncho._models.entities.Peer"',
+        'note: Revealed type is "typing.Iterator[roncho._models.messages.Message]"',
         'note: Revealed type is "roncho._stream.ChatStream"',
     ]
     assert 'Unexpected keyword argument "pagee"' in lines[3]
     assert lines[4:7] == [
-        'note: Revealed type is "roncho._models.Peer"',
-        'note: Revealed type is "typing.AsyncIterator[roncho._models.Message]"',
+        'note: Revealed type is "roncho._models.entities.Peer"',
+        'note: Revealed type is "typing.AsyncIterator[roncho._models.messages.Message]"',
         'note: Revealed type is "roncho.aio._stream.AsyncChatStream"',
     ]
     assert 'incompatible type "str"; expected "MessageCreate"' in lines[7]

@@ -992,7 +992,7 @@ def test_models_look_like_frozen_dataclasses_to_mypy(tmp_path: Any) -> None:
     lines = [line.split(": ", 1)[1] for line in text.splitlines() if ": " in line]
     assert lines[:2] == [
         'note: Revealed type is "dict[str, Any]"',
-        'note: Revealed type is "roncho._models.Page[roncho._models.Workspace]"',
+        'note: Revealed type is "roncho._models.entities.Page[roncho._models.entities.Workspace]"',
     ]
     errors = "\n".join(lines[2:])
     assert 'Property "id" defined in "Workspace" is read-only' in errors

@@ -1,0 +1,369 @@
+"""Messages and conclusions: as the server stores them, as the dialectic cites them
+(``Evidence``), and as roncho sends them.
+
+The inputs (``MessageCreate``, ``ConclusionCreate``) are rendered to the wire here too, by
+``to_json`` one at a time or ``render_batch`` for a request's list: each checks itself
+against the server's limits, so a batch the server would refuse is refused before anything
+is sent.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from datetime import datetime
+
+from .._checks import (
+    MAX_BATCH,
+    MAX_CONCLUSION_CHARS,
+    MAX_MESSAGE_CHARS,
+    check_content,
+    check_id,
+    check_items,
+    check_metadata,
+    check_reasoning_config,
+    check_timestamp,
+)
+from .._decode import JSON, Fields
+from .._errors import ConfigError
+from .._record import Record, store
+
+
+class Message(Record):
+    """A stored message. Required are only the fields memoryd reads; ``role`` is not sent."""
+
+    __slots__ = (
+        "id",
+        "content",
+        "peer_id",
+        "session_id",
+        "created_at",
+        "metadata",
+        "workspace_id",
+        "token_count",
+    )
+
+    id: str
+    content: str
+    peer_id: str
+    session_id: str
+    created_at: str
+    metadata: JSON
+    workspace_id: str | None
+    token_count: int | None
+
+    def __init__(
+        self,
+        *,
+        id: str,
+        content: str,
+        peer_id: str,
+        session_id: str,
+        created_at: str,
+        metadata: JSON,
+        workspace_id: str | None = None,
+        token_count: int | None = None,
+    ) -> None:
+        store(self, "id", id)
+        store(self, "content", content)
+        store(self, "peer_id", peer_id)
+        store(self, "session_id", session_id)
+        store(self, "created_at", created_at)
+        store(self, "metadata", metadata)
+        store(self, "workspace_id", workspace_id)
+        store(self, "token_count", token_count)
+
+    @classmethod
+    def from_json(cls, data: object, op: str) -> Message:
+        message = _well_formed_message(data)
+        if message is not None:
+            return message
+        f = Fields(data, op, "message")
+        return cls(
+            id=f.text("id"),
+            content=f.text("content"),
+            peer_id=f.text("peer_id"),
+            session_id=f.text("session_id"),
+            created_at=f.text("created_at"),
+            metadata=f.opt_obj("metadata"),
+            workspace_id=f.opt_text("workspace_id"),
+            token_count=f.opt_integer("token_count"),
+        )
+
+
+def _well_formed_message(data: object) -> Message | None:
+    """The speed path of Message.from_json, the one roncho keeps: pages of messages are most
+    of what it decodes, and reading one through Fields costs about half again as much. A
+    message whose every field is as it should be is read in one pass; for anything else it
+    gives None, and the Fields reading (with its errors) decides. JSON gives exact types, so
+    ``type(...) is`` checks what Fields' isinstance() would. tests/unit/test_properties.py
+    holds it to the Fields reading on generated messages."""
+    if type(data) is not dict:
+        return None
+    get = data.get
+    id_, content, peer, session = get("id"), get("content"), get("peer_id"), get("session_id")
+    created, metadata = get("created_at"), get("metadata")
+    workspace, tokens = get("workspace_id"), get("token_count")
+    if not (type(id_) is str and type(content) is str and type(peer) is str):
+        return None
+    if type(session) is not str or type(created) is not str:
+        return None
+    if metadata is None:
+        metadata = {}
+    elif type(metadata) is not dict:
+        return None
+    if (workspace is not None and type(workspace) is not str) or (
+        tokens is not None and type(tokens) is not int  # never a bool
+    ):
+        return None
+    message = object.__new__(Message)
+    store(message, "id", id_)
+    store(message, "content", content)
+    store(message, "peer_id", peer)
+    store(message, "session_id", session)
+    store(message, "created_at", created)
+    store(message, "metadata", metadata)
+    store(message, "workspace_id", workspace)
+    store(message, "token_count", tokens)
+    return message
+
+
+class Conclusion(Record):
+    """What ``observer_id`` has concluded about ``observed_id``; explicit ones have no sources."""
+
+    __slots__ = (
+        "id",
+        "content",
+        "observer_id",
+        "observed_id",
+        "session_id",
+        "level",
+        "created_at",
+        "source_ids",
+    )
+
+    id: str
+    content: str
+    observer_id: str
+    observed_id: str
+    session_id: str | None
+    level: str | None
+    created_at: str | None
+    source_ids: tuple[str, ...] | None
+    """Premise conclusion ids; the observed 3.2.0 server sends null for explicit ones."""
+
+    def __init__(
+        self,
+        *,
+        id: str,
+        content: str,
+        observer_id: str,
+        observed_id: str,
+        session_id: str | None = None,
+        level: str | None = None,
+        created_at: str | None = None,
+        source_ids: tuple[str, ...] | None = None,
+    ) -> None:
+        store(self, "id", id)
+        store(self, "content", content)
+        store(self, "observer_id", observer_id)
+        store(self, "observed_id", observed_id)
+        store(self, "session_id", session_id)
+        store(self, "level", level)
+        store(self, "created_at", created_at)
+        store(self, "source_ids", source_ids)
+
+    @classmethod
+    def from_json(cls, data: object, op: str) -> Conclusion:
+        f = Fields(data, op, "conclusion")
+        return cls(
+            id=f.text("id"),
+            content=f.text("content"),
+            observer_id=f.text("observer_id"),
+            observed_id=f.text("observed_id"),
+            session_id=f.opt_text("session_id"),
+            level=f.opt_text("level"),
+            created_at=f.opt_text("created_at"),
+            source_ids=f.opt_text_list("source_ids"),
+        )
+
+
+class EvidenceMessage(Record):
+    """A message the dialectic read (ids only, no content)."""
+
+    __slots__ = ("id", "session_id", "peer_id", "created_at")
+
+    id: str
+    session_id: str | None
+    peer_id: str | None
+    created_at: str | None
+
+    def __init__(
+        self,
+        *,
+        id: str,
+        session_id: str | None = None,
+        peer_id: str | None = None,
+        created_at: str | None = None,
+    ) -> None:
+        store(self, "id", id)
+        store(self, "session_id", session_id)
+        store(self, "peer_id", peer_id)
+        store(self, "created_at", created_at)
+
+    @classmethod
+    def from_json(cls, data: object, op: str) -> EvidenceMessage:
+        f = Fields(data, op, "evidence message")
+        return cls(
+            id=f.text("id"),
+            session_id=f.opt_text("session_id"),
+            peer_id=f.opt_text("peer_id"),
+            created_at=f.opt_text("created_at"),
+        )
+
+
+class Evidence(Record):
+    """What the dialectic read to answer (OAS 3.3 ``include_evidence``)."""
+
+    __slots__ = ("conclusions", "messages", "tool_calls", "reasoning_trace_id")
+
+    conclusions: tuple[Conclusion, ...]
+    messages: tuple[EvidenceMessage, ...]
+    tool_calls: tuple[JSON, ...]
+    reasoning_trace_id: str | None
+
+    def __init__(
+        self,
+        *,
+        conclusions: tuple[Conclusion, ...] = (),
+        messages: tuple[EvidenceMessage, ...] = (),
+        tool_calls: tuple[JSON, ...] = (),
+        reasoning_trace_id: str | None = None,
+    ) -> None:
+        store(self, "conclusions", conclusions)
+        store(self, "messages", messages)
+        store(self, "tool_calls", tool_calls)
+        store(self, "reasoning_trace_id", reasoning_trace_id)
+
+    @classmethod
+    def from_json(cls, data: object, op: str) -> Evidence:
+        f = Fields(data, op, "evidence")
+        calls = f.array("tool_calls")
+        if not all(isinstance(c, dict) for c in calls):
+            raise f.fail("tool_calls", "a list of objects")
+        return cls(
+            conclusions=tuple(Conclusion.from_json(c, op) for c in f.array("conclusions")),
+            messages=tuple(EvidenceMessage.from_json(m, op) for m in f.array("messages")),
+            tool_calls=tuple(calls),
+            reasoning_trace_id=f.opt_text("reasoning_trace_id"),
+        )
+
+
+# -- inputs ------------------------------------------------------------------------------
+class MessageCreate(Record):
+    """One message to add. ``configuration`` may hold only ``reasoning`` (server rule)."""
+
+    __slots__ = ("peer_id", "content", "metadata", "created_at", "configuration")
+    __match_args__ = ("peer_id", "content", "metadata", "created_at", "configuration")
+
+    peer_id: str
+    """The sender; the server creates an unknown peer and adds it to the session."""
+    content: str
+    """At most 25,000 characters (empty is allowed)."""
+    metadata: JSON | None
+    """A JSON object: at most 100 top-level keys, nested at most 5 levels."""
+    created_at: str | datetime | None
+    """When it was said: RFC 3339 text or an aware datetime; None: the server's now."""
+    configuration: JSON | None
+    """Only ``{"reasoning": {...}}`` (refused here otherwise: the server drops the rest)."""
+
+    def __init__(
+        self,
+        peer_id: str,
+        content: str,
+        metadata: JSON | None = None,
+        created_at: str | datetime | None = None,
+        configuration: JSON | None = None,
+    ) -> None:
+        store(self, "peer_id", peer_id)
+        store(self, "content", content)
+        store(self, "metadata", metadata)
+        store(self, "created_at", created_at)
+        store(self, "configuration", configuration)
+
+    def to_json(self, where: str = "message") -> JSON:
+        check_id(self.peer_id, f"{where}.peer_id")
+        body: JSON = {
+            "peer_id": self.peer_id,
+            "content": check_content(
+                self.content, f"{where}.content", MAX_MESSAGE_CHARS, empty=True
+            ),
+        }
+        if self.metadata is not None:
+            body["metadata"] = check_metadata(self.metadata, f"{where}.metadata")
+        if self.created_at is not None:
+            body["created_at"] = check_timestamp(self.created_at, f"{where}.created_at")
+        if self.configuration is not None:
+            config = check_reasoning_config(self.configuration, f"{where}.configuration")
+            unknown = set(config) - {"reasoning"}
+            if unknown:
+                raise ConfigError(
+                    f"{where}.configuration may hold only 'reasoning' (the server "
+                    f"drops {sorted(unknown)} silently)"
+                )
+            body["configuration"] = config
+        return body
+
+
+class ConclusionCreate(Record):
+    """One conclusion to write: what ``observer_id`` concludes about ``observed_id``."""
+
+    __slots__ = ("content", "observer_id", "observed_id", "session_id")
+    __match_args__ = ("content", "observer_id", "observed_id", "session_id")
+
+    content: str
+    """1 to 65,535 characters (the server also caps its tokens)."""
+    observer_id: str
+    """The peer holding the conclusion; it must exist (else 404)."""
+    observed_id: str
+    """The peer it is about; it must exist (else 404)."""
+    session_id: str | None
+    """An active session it belongs to, deleted with it; None: kept until deleted."""
+
+    def __init__(
+        self, content: str, observer_id: str, observed_id: str, session_id: str | None = None
+    ) -> None:
+        store(self, "content", content)
+        store(self, "observer_id", observer_id)
+        store(self, "observed_id", observed_id)
+        store(self, "session_id", session_id)
+
+    def to_json(self, where: str = "conclusion") -> JSON:
+        body: JSON = {
+            "content": check_content(
+                self.content, f"{where}.content", MAX_CONCLUSION_CHARS, empty=False
+            ),
+            "observer_id": check_id(self.observer_id, f"{where}.observer_id"),
+            "observed_id": check_id(self.observed_id, f"{where}.observed_id"),
+        }
+        if self.session_id is not None:
+            body["session_id"] = check_id(self.session_id, f"{where}.session_id")
+        return body
+
+
+def render_batch(
+    items: Iterable[object],
+    kind: type[MessageCreate] | type[ConclusionCreate],
+    what: str,
+    op: str,
+) -> list[JSON]:
+    """1 to MAX_BATCH items of ``kind``, each rendered (and so checked) as JSON by its
+    ``to_json``: a batch the server would refuse is refused before anything is sent."""
+    batch = check_items(items, what, kind.__name__)
+    if not 1 <= len(batch) <= MAX_BATCH:
+        raise ConfigError(f"{op} takes 1 to {MAX_BATCH} {what}, got {len(batch)}")
+    rendered = []
+    for i, item in enumerate(batch):
+        if not isinstance(item, kind):
+            raise ConfigError(f"{what}[{i}] must be a {kind.__name__}")
+        rendered.append(item.to_json(f"{what}[{i}]"))
+    return rendered
