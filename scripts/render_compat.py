@@ -1,11 +1,11 @@
-"""Render live-suite observation files into the O1-O14 part of docs/compatibility.md.
+"""Render live-suite observation files into the O1-O22 part of docs/compatibility.md.
 
 Usage::
 
     python scripts/render_compat.py docs/observations/*.json
     python scripts/render_compat.py --check docs/observations/*.json   # exit 1 if stale
 
-The part between ``<!-- BEGIN GENERATED: O1-O14 -->`` and ``<!-- END GENERATED: O1-O14 -->``
+The part between ``<!-- BEGIN GENERATED: O1-O22 -->`` and ``<!-- END GENERATED: O1-O22 -->``
 is rebuilt from two things: the facts per operation that earlier sources established (the
 3.0.12 source, the documentation, the real servers of the project reference, each with its
 date; kept in ``FACTS`` below, not in the document) and every observation file given, each
@@ -28,8 +28,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))  # _generated, also whe
 
 from _generated import update
 
-BEGIN = "<!-- BEGIN GENERATED: O1-O14 -->"
-END = "<!-- END GENERATED: O1-O14 -->"
+BEGIN = "<!-- BEGIN GENERATED: O1-O22 -->"
+END = "<!-- END GENERATED: O1-O22 -->"
 DEFAULT_DOC = Path(__file__).resolve().parent.parent / "docs" / "compatibility.md"
 # The version memoryd's owner runs (a self-hosted Honcho 3.2.0). Its recorded runs get their
 # own column; a server version with a build suffix (3.2.0-...) counts as its release.
@@ -58,6 +58,16 @@ OPS: dict[str, str] = {
     "create_key": "keys",
     "get_or_create_webhook": "O15", "list_webhooks": "O15", "delete_webhook": "O15",
     "trigger_webhook_test": "O15",
+    "list_peer_sessions": "O16", "get_peer_representation": "O16", "get_peer_card": "O16",
+    "set_peer_card": "O16", "get_peer_context": "O16",
+    "get_session_context": "O17", "get_session_summaries": "O17",
+    "clone_session": "O18",
+    "add_session_peers": "O19", "set_session_peers": "O19", "remove_session_peers": "O19",
+    "upload_file": "O20",
+    "get_or_create_scope": "O21", "list_scopes": "O21", "get_scope": "O21",
+    "add_scope_sessions": "O21", "remove_scope_session": "O21", "list_scope_sessions": "O21",
+    "get_scope_status": "O21",
+    "schedule_dream": "O22",
 }  # fmt: skip
 
 SRC = "3.0.12 source (`ddbb90e3`, 2026-08-20)"
@@ -386,6 +396,189 @@ FACTS: dict[str, Operation] = {
         versions="Not tried on 3.2.0. The 409 text names the limit: `Maximum number of webhook "
         "endpoints (10) reached for this workspace.`",
     ),
+    "O16": Operation(
+        "A peer's sessions, representation, card and context",
+        (
+            "POST /v3/workspaces/{workspace}/peers/{peer}/sessions",
+            "POST .../peers/{peer}/representation",
+            "GET/PUT .../peers/{peer}/card",
+            "GET .../peers/{peer}/context",
+        ),
+        "sessions `{filters?}` + query `page, size, reverse`; representation `{session_id?, "
+        "filters? (`session_id` only), scope?, target?, search_query?, search_top_k? (1-100), "
+        "search_max_distance? (0-1), include_most_frequent?, max_conclusions? (1-100, default "
+        "25)}`; card query `target?`, PUT `{peer_card: [str]}`; context query `target?, "
+        "search_query?, search_top_k?, search_max_distance?, include_most_frequent? (default "
+        "true), max_conclusions?`",
+        "sessions: page of sessions; representation `{representation: str}` (markdown); card "
+        "`{peer_card: [str] | null}`, PUT echoes the card it set; context `{peer_id, target_id, "
+        "representation: str | null, peer_card: [str] | null}`",
+        "200; representation 404 `Peer or session not found`, 422 `scope` with `filters` or "
+        "`session_id`, 401 `scope` with a peer key; card GET 404 unknown observer (PUT creates "
+        "it); context 404 `Peer not found`",
+        (
+            Fact(
+                SRC,
+                "the sessions list joins memberships with no `left_at` or `is_active` "
+                "condition: it names every session the peer ever joined, left or deleted ones "
+                "included; without `target` the card and context are the peer's own "
+                "(observer = observed); a card is keyed by observer and observed, with no "
+                "session",
+                False,
+            ),
+            Fact(
+                SRC,
+                "keys: workspace key, or a key for this peer (`peer_id` of the path); a session "
+                "key is refused (401 `JWT not permissioned for this resource`)",
+                False,
+            ),
+        ),
+    ),
+    "O17": Operation(
+        "Session context and summaries",
+        ("GET .../sessions/{session}/context", "GET .../sessions/{session}/summaries"),
+        "context query `tokens? (at most 100000), summary? (default true), peer_target?, "
+        "peer_perspective?, scope?, sessions? (repeated), limit_to_session?, search_query?, "
+        "search_top_k?, search_max_distance?, include_most_frequent?, max_conclusions?`",
+        "context `{id, messages: [message], summary: Summary | null, peer_representation: "
+        "str | null, peer_card: [str] | null}`; summaries `{id, short_summary: Summary | null, "
+        "long_summary: Summary | null}`; `Summary` = `{content, message_id, summary_type, "
+        "created_at (str), token_count}`",
+        "200; context 422 on contradictory options (`peer_perspective` or `scope` or "
+        "`sessions` without `peer_target`; `scope` with `peer_perspective`; `sessions` with "
+        "`scope` or `limit_to_session`), 401 `scope` with a peer or session key, 401 a peer "
+        "key asking for another peer's view",
+        (
+            Fact(
+                SRC,
+                "without `peer_target` only messages and summary; the budget gives the summary "
+                "40% and the newest messages the rest; with `sessions` or `limit_to_session` the "
+                "peer card is left out; a short summary every 20 messages, a long one every 60 "
+                "(`SUMMARY_MESSAGES_PER_SHORT_SUMMARY`, `..._LONG_SUMMARY`)",
+                False,
+            ),
+            Fact(
+                SRC,
+                "keys: workspace key, a key for this session, or a peer key whose peer is an "
+                "active member (`allow_member_read`)",
+                False,
+            ),
+        ),
+    ),
+    "O18": Operation(
+        "Clone a session",
+        ("POST .../sessions/{session}/clone",),
+        "query `message_id?` (the last message to copy); no body",
+        "the new session `{id, is_active, workspace_id, metadata, configuration, created_at}`, "
+        "its `id` a server-made nanoid",
+        "201; 404 original session missing or inactive, or `message_id` not in it",
+        (
+            Fact(
+                SRC,
+                "copies metadata, configuration, the messages up to `message_id` and the "
+                "memberships with their configuration; messages and memberships are selected "
+                "by the session's name alone, in any workspace (see Server defects)",
+                False,
+            ),
+            Fact(SRC, "keys: workspace key or a key for this session", False),
+        ),
+    ),
+    "O19": Operation(
+        "Session members",
+        (
+            "POST .../sessions/{session}/peers",
+            "PUT .../sessions/{session}/peers",
+            "DELETE .../sessions/{session}/peers",
+        ),
+        "POST and PUT `{peer: {observe_me, observe_others}}`; DELETE `[peer, ...]`",
+        "the session `{id, is_active, workspace_id, metadata, configuration, created_at}`",
+        "200 (POST also creates a missing session); 404 PUT or DELETE on a missing session, "
+        "any of them on a deleted one; 400 over 10 observers; 422 a scope's peer named",
+        (
+            Fact(
+                SRC,
+                "POST is the session get-or-create with `peers`: missing peers are created; PUT "
+                "ends every other ordinary membership (scope memberships stay); DELETE sets "
+                "`left_at`",
+                False,
+            ),
+            Fact(SRC, "keys: workspace key or a key for this session", False),
+        ),
+    ),
+    "O20": Operation(
+        "Upload a file as messages",
+        ("POST .../sessions/{session}/messages/upload",),
+        "`multipart/form-data`: `file`, `peer_id`, `metadata?` and `configuration?` (JSON "
+        "text), `created_at?`",
+        "array of messages, as O4",
+        "201; 413 over 5 MB (`MAX_FILE_SIZE`); 415 a type other than `text/*`, "
+        "`application/pdf`, `application/json`; 422 invalid JSON upload",
+        (
+            Fact(
+                SRC,
+                "the text is split into messages of at most 25000 characters "
+                "(`MAX_MESSAGE_SIZE`); `metadata` or `configuration` that is not valid JSON is "
+                "dropped with a log line, not refused",
+                False,
+            ),
+            Fact(SRC, "keys: workspace key or a key for this session", False),
+        ),
+    ),
+    "O21": Operation(
+        "Named scopes",
+        (
+            "POST /v3/workspaces/{workspace}/scopes",
+            "POST .../scopes/list",
+            "GET .../scopes/{scope}",
+            "POST .../scopes/{scope}/sessions",
+            "DELETE .../scopes/{scope}/sessions/{session}",
+            "POST .../scopes/{scope}/sessions/list",
+            "GET .../scopes/{scope}/status",
+        ),
+        "`{id, metadata?}`; list: query `page, size, reverse`, no body; add `{session_ids: "
+        "[str]}` (1-100)",
+        "`{id, metadata, created_at}`; lists: pages of scopes, of sessions; status "
+        "`{backfill_status: {session: {state, updated_at, docs_copied?}}}`",
+        "201 new, 200 existing, 409 when an ordinary peer holds the scope's reserved name; add "
+        "and remove 204, 404 unknown scope or session; get, list of sessions, status 404 "
+        "unknown scope",
+        (
+            Fact(
+                SRC,
+                "a scope is a peer named `scope.<id>` that observes its sessions; a "
+                "get-or-create with other `metadata` replaces the existing scope's; adding a "
+                "session that has messages queues a backfill (state `pending`, `completed` or "
+                "`failed`); its sessions list holds active members only; `scope` on chat, "
+                "representation and session context reads through it",
+                False,
+            ),
+            Fact(SRC, "keys: workspace key only (every scopes route)", False),
+            Fact(
+                "OpenAPI 3.0.12 (`ddbb90e3`)",
+                "no scopes routes (stale against the source)",
+                False,
+            ),
+        ),
+    ),
+    "O22": Operation(
+        "Dreams",
+        ("POST /v3/workspaces/{workspace}/schedule_dream",),
+        '`{observer, observed?, dream_type: "omni" | "card_refresh", session_id?, rebuild? '
+        "(default false)}`",
+        "empty",
+        "204; 400 `Dreams are not enabled in the system configuration`; 422",
+        (
+            Fact(
+                SRC,
+                "`observed` defaults to `observer`; queued for the deriver at once, skipped "
+                "when the same dream is pending or running; the route checks `DREAM_ENABLED` "
+                "(default on), not `DREAM_ENABLED_TYPES` (default `omni` only, read by the "
+                "automatic scheduler)",
+                False,
+            ),
+            Fact(SRC, "keys: workspace key only", False),
+        ),
+    ),
 }
 
 
@@ -672,11 +865,105 @@ def render_owner(runs: list[Run]) -> list[str]:
     return lines
 
 
+# The finding of tests/live/test_live_beyond.py: per key kind, per route, what the key got.
+KEY_KINDS = "key_kinds_beyond"
+# Its key kinds, as the test names them, and the column each becomes.
+KEY_KIND_COLUMNS = {
+    "workspace": "workspace key",
+    "peer": "peer key, its peer a member",
+    "peer, outside": "peer key, its peer not a member",
+    "session": "session key (this session)",
+}
+NEW_OPS = tuple(f"O{i}" for i in range(16, 23))
+
+
+def render_key_kinds(runs: list[Run]) -> list[str]:
+    """The route by key kind table of O16-O22, from the runs that recorded it: each real run
+    its own table, the emulator beside it (``same`` or its answer); emulator runs alone when
+    no real run has it."""
+    having = [r for r in runs if isinstance(r.data.get("findings", {}).get(KEY_KINDS), dict)]
+    if not having:
+        return []
+    real = [r for r in having if r.kind == "live"]
+    emulated = [r for r in having if r.kind != "live"]
+    lines = [
+        "### What each kind of key may do on the O16 to O22 routes",
+        "",
+        "A key minted by the admin key for the scratch workspace (`workspace`), for one peer "
+        "`{p}` (on a session `{p}` is a member of, and on one it is not) and for one session "
+        "`{s}` (the session the calls name), each calling every route once "
+        "(`tests/live/test_live_beyond.py`, finding `key_kinds_beyond`). `allowed`: the call "
+        "succeeded; `refused`: roncho's `UnauthorizedError` (401 or 403), with the statuses "
+        "that the run's refused calls of these routes got; the line under each table gives "
+        "their details.",
+        "",
+    ]
+    for run in real or emulated:
+        table: dict[str, dict[str, str]] = run.data["findings"][KEY_KINDS]
+        kinds = list(table)
+        routes = list(dict.fromkeys(route for kind in kinds for route in table[kind]))
+        others = [r for r in emulated if r is not run] if real else []
+        rests = "a real server's behaviour" if run.kind == "live" else "emulator only"
+        version = run.data.get("version") or "version not served"
+        lines.append(f"Run `{run.path.name}` ({version}; rests on {rests}):")
+        lines.append("")
+        header = ["route"] + [KEY_KIND_COLUMNS.get(kind, kind) for kind in kinds]
+        header += [f"emulator `{other.label}` {other.data.get('date')}" for other in others]
+        lines.append("| " + " | ".join(header) + " |")
+        lines.append("|---" * len(header) + "|")
+        statuses = refused_statuses(run)
+        refused = f"refused ({', '.join(statuses)})" if statuses else "refused"
+        for route in routes:
+            outcomes = [table[k].get(route, "—") for k in kinds]
+            cells = [f"`{cell(route)}`"] + [refused if o == "refused" else o for o in outcomes]
+            for other in others:
+                theirs = other.data["findings"][KEY_KINDS]
+                row = [theirs.get(k, {}).get(route, "—") for k in kinds]
+                if row == outcomes:
+                    cells.append("same")
+                else:
+                    cells.append(" / ".join(row) + " (differs)")
+            lines.append("| " + " | ".join(cells) + " |")
+        lines.append("")
+        lines.append(f"- This run: {refusals(run)}")
+        for other in others:
+            lines.append(f"- Emulator `{other.path.name}`: {refusals(other)}")
+        lines.append("")
+    return lines
+
+
+def _refused_calls(run: Run) -> list[dict[str, Any]]:
+    """The calls of O16-O22 in one run that a key was refused (401 or 403)."""
+    return [
+        call
+        for call in run.data["calls"]
+        if OPS.get(call.get("op", "")) in NEW_OPS and call.get("status") in (401, 403)
+    ]
+
+
+def refused_statuses(run: Run) -> list[str]:
+    return sorted({str(call["status"]) for call in _refused_calls(run)})
+
+
+def refusals(run: Run) -> str:
+    """The statuses and details of the refused calls of O16-O22 in one run."""
+    seen: dict[str, int] = {}
+    for call in _refused_calls(run):
+        text = f"{call['status']} “{call.get('detail', '')}”"
+        seen[text] = seen.get(text, 0) + 1
+    if not seen:
+        return "no call of these routes was refused."
+    answers = "; ".join(
+        f"{text} ({count} call{'' if count == 1 else 's'})" for text, count in seen.items()
+    )
+    return f"every refused call of these routes answered {answers}."
+
+
 def render_findings(runs: list[Run]) -> list[str]:
     keys: list[str] = []
     for run in runs:
         for key in run.data.get("findings", {}):
-            if key not in keys:
+            if key not in keys and key != KEY_KINDS:  # its own table: render_key_kinds
                 keys.append(key)
     if not keys:
         return []
@@ -724,6 +1011,7 @@ def render(runs: list[Run]) -> str:
                 f"({', '.join(row.seconds)})"
             )
         lines.append("")
+    lines += render_key_kinds(runs)
     lines += render_findings(runs)
     lines.append(END)
     return "\n".join(lines)

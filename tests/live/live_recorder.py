@@ -42,7 +42,7 @@ _ROUTE_WORDS = frozenset(
         "v3", "workspaces", "peers", "sessions", "messages", "conclusions", "list", "query",
         "search", "chat", "queue", "status", "config", "keys", "health", "openapi.json",
         "representation", "context", "card", "summaries", "upload", "clone", "scopes",
-        "webhooks", "test",
+        "webhooks", "test", "schedule_dream",
     }
 )  # fmt: skip
 # The placeholder for an id that follows each collection word.
@@ -53,6 +53,7 @@ _ID_AFTER = {
     "messages": "{message}",
     "conclusions": "{conclusion}",
     "webhooks": "{webhook}",
+    "scopes": "{scope}",
 }
 # Words that may follow a collection word without being an id.
 _COLLECTION_WORDS = frozenset({"list", "query", "upload", "test"})

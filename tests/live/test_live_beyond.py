@@ -177,8 +177,10 @@ def test_o21_scopes(world: World, recorder: Recorder) -> None:
     assert client.get_or_create_scope(scope).created is False
     assert scope in [s.id for s in client.list_scopes(size=100).items]
     assert client.get_scope(scope).id == scope
+    absent = _unique("no-such-scope")
+    recorder.name(absent, "{missing_scope}")  # the 404's detail names it
     with pytest.raises(roncho.StatusError) as missing:
-        client.get_scope(_unique("no-such-scope"))
+        client.get_scope(absent)
     assert missing.value.status == 404
     client.add_scope_sessions(scope, [world.session])
     assert [s.id for s in client.list_scope_sessions(scope).items] == [world.session]

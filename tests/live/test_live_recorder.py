@@ -71,6 +71,18 @@ def test_recorder_shape_replaces_id_keys() -> None:
         ("/v3/workspaces/ws-1/queue/status?session_id=s",
          "/v3/workspaces/{workspace}/queue/status"),
         ("/api/health", "/health"),
+        ("/v3/workspaces/ws-1/schedule_dream", "/v3/workspaces/{workspace}/schedule_dream"),
+        ("/v3/workspaces/ws-1/scopes/list", "/v3/workspaces/{workspace}/scopes/list"),
+        ("/v3/workspaces/ws-1/scopes/trips-1/status",
+         "/v3/workspaces/{workspace}/scopes/{scope}/status"),
+        ("/v3/workspaces/ws-1/scopes/trips-1/sessions/list",
+         "/v3/workspaces/{workspace}/scopes/{scope}/sessions/list"),
+        ("/v3/workspaces/ws-1/scopes/trips-1/sessions/s",
+         "/v3/workspaces/{workspace}/scopes/{scope}/sessions/{session}"),
+        ("/v3/workspaces/ws-1/sessions/s/messages/upload",
+         "/v3/workspaces/{workspace}/sessions/{session}/messages/upload"),
+        ("/v3/workspaces/ws-1/peers/u/representation",
+         "/v3/workspaces/{workspace}/peers/{peer}/representation"),
     ],
 )  # fmt: skip
 def test_recorder_path_template(path: str, expected: str) -> None:
@@ -176,7 +188,7 @@ def _render_module() -> object:
 
 
 def test_render_compat_rebuilds_only_the_marked_part(tmp_path: Path) -> None:
-    """A recorded file renders into O1-O14 sections between the markers; the rest stays."""
+    """A recorded file renders into O1-O22 sections between the markers; the rest stays."""
     render: Any = _render_module()
     rec = Recorder()
     with FakeHoncho() as fake, rec.install():
@@ -197,7 +209,10 @@ def test_render_compat_rebuilds_only_the_marked_part(tmp_path: Path) -> None:
     text = doc.read_text()
     assert text.startswith("# Title\n\nbefore\n\n") and text.endswith("\n\nafter\n")
     assert "STALE-TEXT" not in text
-    for op_id in (f"O{i}." for i in range(1, 15)):
+    assert render.BEGIN == "<!-- BEGIN GENERATED: O1-O22 -->"
+    assert render.END == "<!-- END GENERATED: O1-O22 -->"
+    assert list(render.FACTS) == [f"O{i}" for i in range(1, 23)]
+    for op_id in (f"O{i}." for i in range(1, 23)):
         assert f"### {op_id} " in text
     assert "`POST /v3/workspaces/{workspace}/sessions` | `{id: str, peers: {…}}` | 201" in text
     assert "`GET /v3/workspaces/{workspace}/queue/status`" in text
@@ -248,3 +263,84 @@ def test_render_compat_sets_the_real_server_beside_the_emulator(tmp_path: Path) 
     # Real runs come first in the list of runs, whatever order the files were given in.
     runs = text.split("### Recorded runs")[1].split("### O1.")[0]
     assert runs.index("real-3-0-12-src.json") < runs.index("emulator.json")
+
+
+# The client calls of the operations beyond memoryd's first list, each with its operation.
+BEYOND_OPS = {
+    "list_peer_sessions": "O16", "get_peer_representation": "O16", "get_peer_card": "O16",
+    "set_peer_card": "O16", "get_peer_context": "O16",
+    "get_session_context": "O17", "get_session_summaries": "O17",
+    "clone_session": "O18",
+    "add_session_peers": "O19", "set_session_peers": "O19", "remove_session_peers": "O19",
+    "upload_file": "O20",
+    "get_or_create_scope": "O21", "list_scopes": "O21", "get_scope": "O21",
+    "add_scope_sessions": "O21", "remove_scope_session": "O21", "list_scope_sessions": "O21",
+    "get_scope_status": "O21",
+    "schedule_dream": "O22",
+}  # fmt: skip
+
+
+def test_render_compat_maps_every_call_beyond_o15_to_its_operation() -> None:
+    render: Any = _render_module()
+    assert {op: render.OPS.get(op) for op in BEYOND_OPS} == BEYOND_OPS
+    for op_id in sorted(set(BEYOND_OPS.values())):
+        facts = render.FACTS[op_id]
+        assert facts.endpoints and facts.request and facts.response and facts.statuses
+        assert any(f.source == render.SRC and not f.real_server for f in facts.facts)
+
+
+def _key_kinds_observation(kind: str, label: str, peer_card: str) -> dict[str, Any]:
+    refused = {
+        "op": "get_scope",
+        "method": "GET",
+        "path": "/v3/workspaces/{workspace}/scopes/{scope}",
+        "query": [],
+        "request": None,
+        "status": 401,
+        "content_type": "application/json",
+        "response": {"detail": "string"},
+        "error": "UnauthorizedError",
+        "detail": "JWT not permissioned for this resource",
+        "total_seconds": 0.001,
+    }
+    table = {
+        "workspace": {"GET peers/{p}/card": "allowed", "GET scopes/{id}": "allowed"},
+        "peer": {"GET peers/{p}/card": peer_card, "GET scopes/{id}": "refused"},
+        "session": {"GET peers/{p}/card": "refused", "GET scopes/{id}": "refused"},
+    }  # fmt: skip
+    return {"schema": 1, "date": "2026-12-04", "server_label": label, "kind": kind,
+            "version": "3.0.12", "findings": {"auth": "on", "key_kinds_beyond": table},
+            "calls": [refused]}  # fmt: skip
+
+
+def test_render_compat_sets_out_the_key_kinds_of_the_new_routes(tmp_path: Path) -> None:
+    """The key-kind finding of test_live_beyond.py becomes one table per real run (route by key
+    kind, refusals with the statuses the run's refused calls got) with the emulator beside
+    it; it is not repeated as a cell of the findings table."""
+    render: Any = _render_module()
+    real = tmp_path / "2026-12-04-real-3-0-12-src-auth.json"
+    emulated = tmp_path / "2026-12-04-emulator-auth.json"
+    real.write_text(json.dumps(_key_kinds_observation("live", "real-3-0-12-src-auth", "allowed")))
+    emulated.write_text(json.dumps(_key_kinds_observation("emulator", "emulator-auth", "refused")))
+    doc = tmp_path / "compat.md"
+    doc.write_text(f"{render.BEGIN}\n{render.END}\n")
+    assert render.main([str(emulated), str(real), "--doc", str(doc)]) == 0
+    text = doc.read_text()
+    section = text.split("### What each kind of key may do on the O16 to O22 routes")[1]
+    section = section.split("### Findings per run")[0]
+    assert "Run `2026-12-04-real-3-0-12-src-auth.json` (3.0.12; rests on a real server's" in section
+    assert (
+        "| route | workspace key | peer key, its peer a member | session key (this session) "
+        "| emulator `emulator-auth` 2026-12-04 |"
+    ) in section
+    assert (
+        "| `GET peers/{p}/card` | allowed | allowed | refused (401) "
+        "| allowed / refused / refused (differs) |"
+    ) in section
+    assert "| `GET scopes/{id}` | allowed | refused (401) | refused (401) | same |" in section
+    assert (
+        "- This run: every refused call of these routes answered 401 “JWT not permissioned "
+        "for this resource” (1 call)."
+    ) in section
+    findings = text.split("### Findings per run")[1]
+    assert "`auth`" in findings and "key_kinds_beyond" not in findings
