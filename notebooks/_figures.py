@@ -968,6 +968,145 @@ def draw_webhooks(finding: Finding, stamp: Stamp) -> Figure:
     return fig
 
 
+# -- Q10 ------------------------------------------------------------------------------------
+# The budget modes of Q10's table (roncho.workbook._context.MODES), each with its colour.
+CONTEXT_MODES = {
+    "summary on": (BLUE, "o"),
+    "summary=false": (SKY, "s"),
+    "peer_target=owner": (ORANGE, "D"),
+}
+# Where a context that returned nothing is drawn on the log axis (tokens).
+NOTHING_RETURNED = 5
+
+
+def _yes(value: Any) -> bool:
+    """A flag from a probe's table or from its CSV (where it may be the text True)."""
+    return value is True or str(value).strip().lower() == "true"
+
+
+def draw_context(finding: Finding, stamp: Stamp) -> Figure:
+    """Top left: tokens asked (``tokens=N``) against tokens returned (the messages'
+    token_count plus the summary's), per mode, beside the line where they are equal. Top
+    right: each summary by the message count it was written after, and the seconds from
+    that message's sync until it was listed. Below: representation and card in the
+    context, per case."""
+    budgets = [r for r in _rows(finding, "budgets") if not r.get("error")]
+    fig = plt.figure(figsize=(12, 8))
+    spec = fig.add_gridspec(2, 2, width_ratios=[3, 2], height_ratios=[3, 1.7])
+    left = fig.add_subplot(spec[0, 0])
+    right = fig.add_subplot(spec[0, 1])
+    below = fig.add_subplot(spec[1, :])
+    headline = "Q10 Session context: token budgets, summaries, representation and card"
+    if not budgets:
+        _empty(fig, right, stamp, headline, "")
+        _empty(fig, below, stamp, headline, "")
+        return _empty(fig, left, stamp, headline, "No context read answered.")
+    _budget_points(left, budgets)
+    _summary_points(right, _rows(finding, "summaries"), _rows(finding, "long_summary_trials"))
+    cases = _rows(finding, "presence") + [
+        dict(r, case=f"observed peer, from the perspective of {r['peer_perspective']}")
+        for r in _rows(finding, "perspective")[1:]
+    ]
+    _presence_grid(below, cases)
+    left.set_title(stamp.title(headline), fontsize=10)
+    fig.tight_layout()
+    return fig
+
+
+def _budget_points(ax: Axes, rows: list[dict[str, Any]]) -> None:
+    asked = sorted({int(r["tokens_asked"]) for r in rows})
+    ax.plot(asked, asked, color="black", linestyle="--", linewidth=1,
+            label="returned = asked (the budget)")  # fmt: skip
+    nothing = False
+    for mode, (colour, marker) in CONTEXT_MODES.items():
+        mine = sorted((r for r in rows if r["mode"] == mode), key=lambda r: int(r["tokens_asked"]))
+        if not mine:
+            continue
+        xs = [int(r["tokens_asked"]) for r in mine]
+        ys = [max(int(r["returned_tokens"]), NOTHING_RETURNED) for r in mine]
+        ax.plot(xs, ys, color=colour, marker=marker, label=mode, linewidth=1.2)
+        with_summary = [(x, y) for x, y, r in zip(xs, ys, mine, strict=True)
+                        if str(r["summary"]) not in ("none", "", "None")]  # fmt: skip
+        if with_summary:
+            sx, sy = zip(*with_summary, strict=True)
+            ax.scatter(sx, sy, s=160, facecolors="none", edgecolors=colour, linewidths=1.5)
+        nothing = nothing or any(int(r["returned_tokens"]) == 0 for r in mine)
+    ax.scatter([], [], s=160, facecolors="none", edgecolors=DARK, label="a summary is included")
+    if nothing:
+        ax.axhline(NOTHING_RETURNED, color=GREY, linewidth=0.8)
+        ax.text(asked[0], NOTHING_RETURNED * 1.1, "on this line: nothing returned", fontsize=7,
+                color=DARK)  # fmt: skip
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xticks(asked, [str(n) for n in asked])
+    ax.minorticks_off()
+    ax.set_xlabel("tokens=N asked of get_session_context (tokens)")
+    ax.set_ylabel("returned: messages' token_count + summary's (tokens)")
+    ax.legend(fontsize=7, loc="upper left")
+    ax.text(0.99, 0.02, "peer_target: the representation and card are paid for out of N\n"
+            "first; they have no token count, so they are not counted here",
+            transform=ax.transAxes, ha="right", va="bottom", fontsize=7)  # fmt: skip
+
+
+def _summary_points(ax: Axes, rows: list[dict[str, Any]], trials: list[dict[str, Any]]) -> None:
+    marks = {"short": (BLUE, "o", 60), "long": (ORANGE, "s", 140)}
+    drawn = [r for r in rows if r.get("after_messages") is not None]
+    for kind, (colour, marker, size) in marks.items():
+        points = [(r["after_messages"], r["listed_after_s"]) for r in drawn if r["kind"] == kind]
+        if points:
+            xs, ys = zip(*points, strict=True)
+            ax.scatter(xs, ys, s=size, marker=marker, facecolors="none", edgecolors=colour,
+                       linewidths=1.8, label=f"{kind} summary", zorder=3)  # fmt: skip
+    ax.set_xlabel("messages in the session when it was written (count)")
+    ax.set_ylabel("from that message's sync to listed (s)")
+    ax.set_ylim(bottom=0)
+    if drawn:
+        ax.set_xticks(sorted({int(r["after_messages"]) for r in drawn}))
+        ax.legend(fontsize=8, loc="lower right")
+        ax.set_title("when get_session_summaries first listed each summary", fontsize=9)
+    else:
+        ax.text(0.5, 0.5, "no summary was listed", ha="center", va="center",
+                transform=ax.transAxes)  # fmt: skip
+    if trials:
+        kept = sum(1 for t in trials if _yes(t["long_after_last"]))
+        ax.text(0.02, 0.02, f"{len(trials)} more sessions given {trials[0]['messages']} messages "
+                f"at once:\nlong summary kept in {kept}/{len(trials)}", transform=ax.transAxes,
+                fontsize=8, color=RED if kept < len(trials) else DARK)  # fmt: skip
+
+
+def _presence_grid(ax: Axes, rows: list[dict[str, Any]]) -> None:
+    kinds = ["representation", "card"]
+    cells: dict[tuple[str, str], Cell] = {}
+    names = []
+    for r in rows:
+        name = str(r["case"])
+        names.append(name)
+        if r.get("error"):
+            for kind in kinds:
+                cells[(kind, name)] = Cell("error", str(r["error"]))
+            continue
+        rep = _yes(r["representation"])
+        text = f"{int(r['representation_chars'])} chars" if rep else "none"
+        cells[(kinds[0], name)] = Cell("present" if rep else "absent", text)
+        card = _yes(r["card"])
+        text = f"{int(r['card_lines'])} line(s)" if card else "none"
+        cells[(kinds[1], name)] = Cell("present" if card else "absent", text)
+    if not cells:
+        ax.axis("off")
+        return
+    grid(
+        ax,
+        kinds,
+        names,
+        cells,
+        {"present": GREEN, "absent": GREY, "error": RED},
+        xlabel="case: get_session_context(peer_target=...) of the observed peer (q10-owner) or "
+        "of the observe_me false one (q10-assistant)",
+        ylabel="in the context",
+        wrap=20,
+    )
+
+
 DRAWERS: dict[str, Callable[[Finding, Stamp], Figure]] = {
     "q1_auth": draw_auth,
     "q2_deletion": draw_deletion,
@@ -979,4 +1118,5 @@ DRAWERS: dict[str, Callable[[Finding, Stamp], Figure]] = {
     "q7_health": draw_health,
     "q8_differences": draw_differences,
     "q9_webhooks": draw_webhooks,
+    "q10_context": draw_context,
 }

@@ -37,6 +37,7 @@ from roncho.workbook import (
     Target,
     describe,
     load_record,
+    notebook_key,
     open_target,
     question,
     table_across,
@@ -281,7 +282,7 @@ def update_index(root: Path) -> Path:
         notebook = data["notebook"]
         data["run"] = f"[{path.parent.name}]({folder}/summary.md)"
         data["question"] = f"[{question(notebook)}]({folder}/{notebook}.md)"
-        data["order"] = (data["date"], folder, notebook)
+        data["order"] = (data["date"], folder, notebook_key(notebook))
         rows.append(data)
     rows.sort(key=lambda r: r["order"])
     table = markdown_table(rows, ("date", "run", "version", "question", "answer"), limit=None)

@@ -54,6 +54,7 @@ NOTEBOOKS = (
     "q7_health",
     "q8_differences",
     "q9_webhooks",
+    "q10_context",
 )
 # Executed after every run, over the whole results root: what changed across runs.
 ACROSS_NOTEBOOK = "across"
@@ -133,6 +134,12 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     add(
         "--label",
         help="a word added to the run's folder name after the server's identity (default: none)",
+    )
+    add(
+        "--llm",
+        metavar="TEXT",
+        help="the server's LLM as you know it (the API does not say), stated on the answer "
+        "pages that depend on it (q10_context's summaries and cards) (default: not told)",
     )
     add(
         "--deriver-flush",
@@ -259,6 +266,8 @@ def plan(args: argparse.Namespace, server: Any = None) -> tuple[str, dict[str, o
             given["token_gate"] = args.token_gate
     if args.prompt_window is not None:
         given["prompt_seconds"] = args.prompt_window
+    if args.llm:
+        given["llm"] = args.llm
     for name in ("trials", "wait_bound", "below_wait_bound", "poll_interval"):
         value = getattr(args, name)
         if value is not None:
@@ -541,11 +550,15 @@ def write_summary(out: Path, name: str, date: str, failures: list[str]) -> None:
     """summary.md: the run's identity, each question with its answer, then the figures."""
     import _lab
 
-    from roncho.workbook import question, read_manifest
+    from roncho.workbook import notebook_key, question, read_manifest
 
     rows = []
     answers = []
-    for path in sorted(out.glob(f"*{_lab.ANSWER_SUFFIX}")):
+    paths = sorted(
+        out.glob(f"*{_lab.ANSWER_SUFFIX}"),
+        key=lambda path: notebook_key(path.name.removesuffix(_lab.ANSWER_SUFFIX)),
+    )
+    for path in paths:
         data = json.loads(path.read_text(encoding="utf-8"))
         answers.append(data)
         rows.append(

@@ -350,6 +350,8 @@ fi
 # server's come from --deriver-flush/--age-gate. The label says what the server was.
 NB_LABEL="$LABEL$([ "$MODE" = kit ] && echo -stub-llm)"
 FLUSH_ON_FLAGS=(--deriver-flush on --label "$NB_LABEL")
+# q10_context says which LLM wrote the summaries it times: the kit's is a deterministic stand-in.
+[ "$MODE" = kit ] && FLUSH_ON_FLAGS+=(--llm "the real-honcho kit's deterministic stub LLM (stub_llm.py)")
 AUTH_ON_FLAGS=(--deriver-flush on --label "$NB_LABEL-auth")
 BATCHING_FLAGS=(--deriver-flush off --age-gate "$AGE_GATE" --label "$NB_LABEL")
 GIVEN_FLAGS=(--label "$NB_LABEL" "${GIVEN_DERIVER[@]}")

@@ -10,6 +10,7 @@ its status and body). Tables, plots and result files are the notebooks' helper's
 from __future__ import annotations
 
 from ._auth import probe_auth
+from ._context import probe_context
 from ._deletion import probe_deletion
 from ._deriver import SWITCHES, DeriverConfig, Switch, measure_latency, measure_switches
 from ._differences import probe_differences
@@ -26,7 +27,7 @@ from ._identity import (
 )
 from ._load import RecordedRun, load_record, table_across
 from ._provenance import probe_provenance
-from ._questions import QUESTIONS, SOURCE_LABELS, question, source_legend
+from ._questions import QUESTIONS, SOURCE_LABELS, notebook_key, question, source_legend
 from ._raw import RawClient, RawReply
 from ._target import (
     EMULATOR_LABEL,
@@ -67,8 +68,10 @@ __all__ = [
     "load_record",
     "measure_latency",
     "measure_switches",
+    "notebook_key",
     "open_target",
     "probe_auth",
+    "probe_context",
     "probe_deletion",
     "probe_differences",
     "probe_filters",

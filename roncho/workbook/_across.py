@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from ._questions import question
+from ._questions import notebook_key, question
 
 ANSWER_SUFFIX = ".answer.json"
 # A scratch workspace id, whatever its prefix (roncho.scratch_id makes
@@ -79,7 +79,7 @@ def render_across(root: Path) -> str:
     """The whole page: an overview grid, then one table per question."""
     answers = load_answers(root)
     runs = sorted({a.run for a in answers})
-    notebooks = sorted({a.notebook for a in answers})
+    notebooks = sorted({a.notebook for a in answers}, key=notebook_key)
     by_key = {(a.notebook, a.run): a for a in answers}
     lines = [
         "# Answers across runs",

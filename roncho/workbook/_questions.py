@@ -24,6 +24,10 @@ QUESTIONS: dict[str, str] = {
     "q8_differences": "Where the sources disagree, which one does this server follow?",
     "q9_webhooks": "Does the queue.empty webhook arrive after a sync, how long after the last "
     "conclusion, what does it carry, and can it replace polling the queue status?",
+    "q10_context": "After how many messages, and how long after the sync, does a session "
+    "summary appear; does get_session_context keep to tokens=N; are the peer representation "
+    "and card in the context (observed, observe_me false, after a dream); and does "
+    "peer_perspective change what comes back?",
 }
 
 # The sources Q8 compares a server with, as its tables and figure name them.
@@ -32,6 +36,13 @@ SOURCE_LABELS: dict[str, str] = {
     "OAS-3.3/docs": "the OpenAPI document and the documentation published for Honcho 3.3",
     "OBS 3.2.0": "a Honcho 3.2.0 server as this project observed it (docs/compatibility.md)",
 }
+
+
+def notebook_key(notebook: str) -> tuple[int, str]:
+    """Where ``notebook`` comes in lists of answers: in the order of `QUESTIONS` (q9 before
+    q10, which a sort by name would not give), then any other by name."""
+    order = list(QUESTIONS)
+    return (order.index(notebook) if notebook in QUESTIONS else len(order), notebook)
 
 
 def question(notebook: str) -> str:

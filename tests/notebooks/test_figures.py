@@ -59,7 +59,7 @@ def run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[str]]:
 @pytest.mark.timeout(700)
 def test_every_executed_notebook_shows_its_figure_as_an_image(run: tuple[Path, list[str]]) -> None:
     out, notebooks = run
-    assert len(notebooks) == 10  # q1 to q8 (two q3s) and q9_webhooks
+    assert len(notebooks) == 11  # q1 to q8 (two q3s), q9_webhooks and q10_context
     for name in notebooks:
         cells = json.loads((out / f"{name}.ipynb").read_text(encoding="utf-8"))["cells"]
         images = [
@@ -174,6 +174,7 @@ def test_latency_figure_draws_no_empty_class_and_names_units(figures: Any) -> No
         "q7_health",
         "q8_differences",
         "q9_webhooks",
+        "q10_context",
     ],
 )
 def test_a_probe_that_recorded_nothing_still_gets_a_titled_figure(

@@ -55,10 +55,12 @@ def test_every_notebook_question_is_asked_in_words() -> None:
     """The results pages and the summary show these beside each answer: never a bare id."""
     root = Path(__file__).resolve().parents[2]
     notebooks = sorted(p.stem for p in (root / "notebooks").glob("q*.ipynb"))
-    assert "q9_webhooks" in notebooks
+    assert "q9_webhooks" in notebooks and "q10_context" in notebooks
     for notebook in notebooks:
         asked = workbook.question(notebook)
         assert asked != notebook and asked.endswith("?"), notebook
+    # Pages list the answers in the questions' order: q9 before q10 (by name it would not be).
+    assert sorted(notebooks, key=workbook.notebook_key)[-2:] == ["q9_webhooks", "q10_context"]
 
 
 def test_server_label_keeps_emulator_and_real_hosts_apart() -> None:
@@ -592,6 +594,12 @@ def test_runner_labels_a_run_with_the_deriver_settings_and_passes_them_on() -> N
     )
     assert label == "h-8000-auth-on-version-unknown-3.0.12-source-flush-on"
     assert given["deriver_flush"] is True and given["deriver_source"] == "told"
+    assert "llm" not in given
+    # The LLM, when told, reaches the notebooks that say it (q10_context); not the folder.
+    label, given = investigate.plan(
+        investigate.parse_args(["--base-url", "http://h:8000", "--llm", "a stub"]), h
+    )
+    assert given["llm"] == "a stub" and label == "h-8000-auth-on-version-unknown"
     # Told nothing, a real server is assumed to run Honcho's defaults (and the notebooks are
     # told that it is an assumption); the folder is the server's identity alone.
     label, given = investigate.plan(investigate.parse_args(["--base-url", "http://h:8000"]), h)

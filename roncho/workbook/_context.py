@@ -1,0 +1,731 @@
+"""Q10: what must memoryd know to use a session's context for recall?
+
+In one scratch workspace, one session with three members: ``owner`` (observed), ``assistant``
+(``observe_me: false``, ``observe_others: true``) and ``bystander`` (observes nobody, sends
+nothing). Through the public client only:
+
+1. **summaries**: ``messages`` messages are synced a turn (owner, assistant) at a time, each
+   sync followed by ``wait_for_derivation``, as memoryd syncs a finished turn; meanwhile a
+   watcher thread reads the session's summaries every ``poll`` seconds. For every summary
+   seen: which message it ends at (so after how many messages it was written) and how long
+   after that message's sync it was first listed. Once a wait does not end ``done`` (a
+   deriver that batches), the remaining turns are synced without waiting. Then ``trials``
+   more sessions get 60 messages in one sync each, and are read for their long summary,
+   which 3.0.12 can lose (`LOST_LONG`).
+2. **budgets**: ``get_session_context(tokens=N)`` for each N, with the summary, without it
+   (``summary=False``) and with ``peer_target``: the returned messages' ``token_count`` plus
+   the summary's against N.
+3. **presence**: after ``wait_for_derivation``, the representation and card in the context
+   of the observed peer and of the ``observe_me: false`` one; after a ``card_refresh`` and an
+   ``omni`` dream; and, as the control, after ``set_peer_card``.
+4. **perspective**: the owner's context with no ``peer_perspective``, the assistant's (who
+   observes others) and the bystander's (who does not).
+
+Summaries and cards are written by the server's LLM: with a stand-in LLM their text says
+nothing, so the answers are about presence, timing, sizes and budgets.
+"""
+
+from __future__ import annotations
+
+import statistics
+import threading
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from functools import partial
+from typing import Any
+
+from .. import (
+    Client,
+    DerivationOutcome,
+    DeriverGates,
+    MessageCreate,
+    QueueStatus,
+    RonchoError,
+    SessionContext,
+    SessionPeerConfig,
+    Summaries,
+    Summary,
+    parse_timestamp,
+)
+from ._deriver import DeriverConfig
+from ._finding import Finding
+from ._target import Target
+
+SESSION = "q10-context"
+OWNER, ASSISTANT, BYSTANDER = "q10-owner", "q10-assistant", "q10-bystander"
+# Honcho's defaults (SUMMARY_MESSAGES_PER_SHORT_SUMMARY, ..._LONG_SUMMARY): the answer
+# compares what was seen with them.
+DEFAULT_EVERY = {"short": 20, "long": 60}
+KINDS = ("short", "long")
+# The budget modes of part 2, as the tables and the figure name them.
+WITH_SUMMARY, NO_SUMMARY, WITH_TARGET = "summary on", "summary=false", "peer_target=owner"
+MODES = (WITH_SUMMARY, NO_SUMMARY, WITH_TARGET)
+CONTROL_CARD = ("q10 control card: set by hand with set_peer_card",)
+# What the kit's stub LLM and the emulator write as a summary: a canned text, not a model's.
+CANNED_PREFIX = "Summary of "
+
+
+@dataclass(slots=True, kw_only=True)
+class _Seen:
+    """The summaries seen so far: (kind, message id) -> seconds (monotonic) first listed."""
+
+    first: dict[tuple[str, str], float] = field(default_factory=dict)
+    records: dict[tuple[str, str], Summary] = field(default_factory=dict)
+
+    def look(self, summaries: Summaries | None) -> None:
+        now = time.monotonic()
+        for kind in KINDS:
+            record = None if summaries is None else getattr(summaries, kind)
+            if record is not None and (kind, record.message_id) not in self.first:
+                self.first[(kind, record.message_id)] = now
+                self.records[(kind, record.message_id)] = record
+
+
+class _Watcher:
+    """A thread reading the session's summaries every ``poll`` seconds into ``seen``, from
+    the ``with`` block's start to its end (and once more on the way out)."""
+
+    def __init__(self, client: Client, seen: _Seen, poll: float) -> None:
+        self._client, self._seen, self._poll = client, seen, poll
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def _run(self) -> None:
+        while True:
+            self._seen.look(_summaries_or_none(self._client))
+            if self._stop.wait(self._poll):
+                return
+
+    def __enter__(self) -> _Watcher:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join()
+        self._seen.look(_summaries_or_none(self._client))
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class _Synced:
+    """One message as synced: its place in the session and when its sync returned."""
+
+    position: int
+    returned: float
+    created_at: str
+
+
+def probe_context(
+    target: Target,
+    prefix: str,
+    *,
+    config: DeriverConfig,
+    messages: int,
+    budgets: Sequence[int],
+    wait_bound: float,
+    poll: float,
+    grace: float,
+    trials: int = 0,
+    llm: str = "",
+) -> Finding:
+    """Run the whole Q10 probe; see the module docstring.
+
+    ``messages`` is how many are synced (60 shows the long summary; 20 only the short one),
+    ``budgets`` the ``tokens`` asked for, ``grace`` how long queued work (a turn's, a
+    dream's) may take to show in the queue status (``wait_for_derivation``'s grace; a real
+    server enqueues after it answers, about 0.1 to 0.25 s), ``llm`` the server's LLM as the
+    run was told; ``trials`` more sessions get a long summary's worth of messages in one
+    sync, each then read for its long summary (which 3.0.12 may lose: see `LOST_LONG`).
+    """
+    finding = Finding(question="Q10 session context for recall")
+    trace = finding.trace
+    with target.scratch(prefix) as client:
+        trace.call(
+            "make the observed peer",
+            "POST",
+            _path(client, "peers"),
+            lambda: client.get_or_create_peer(OWNER),
+        )
+        trace.call(
+            "make the assistant (observe_me false)",
+            "POST",
+            _path(client, "peers"),
+            lambda: client.get_or_create_peer(ASSISTANT, configuration={"observe_me": False}),
+        )
+        members = {
+            OWNER: SessionPeerConfig(observe_me=True),
+            ASSISTANT: SessionPeerConfig(observe_me=False, observe_others=True),
+            BYSTANDER: SessionPeerConfig(observe_me=False, observe_others=False),
+        }
+        trace.call(
+            "make the session",
+            "POST",
+            _path(client, "sessions"),
+            lambda: client.get_or_create_session(SESSION, peers=members),
+        )
+        before = client.queue_status(session_id=SESSION)
+        seen = _Seen()
+        wait = _Wait(client, config, wait_bound=wait_bound, poll=poll, grace=grace)
+        with _Watcher(client, seen, poll):
+            synced = _sync(finding, client, wait, messages)
+            # The whole sync, once more: the last word on whether derivation caught up.
+            outcome = wait.until_done(before)
+        trace.call(
+            "read the summaries",
+            "GET",
+            _path(client, "sessions", SESSION, "summaries"),
+            lambda: client.get_session_summaries(SESSION),
+        )
+        _summaries(finding, seen, synced)
+        _long_trials(finding, client, wait, trials)
+        finding.table("derivation").append(
+            {
+                "turns": len(wait.outcomes),
+                "turns_done": sum(1 for o in wait.outcomes if o.done),
+                "turn_wait_median_s": _median([o.elapsed for o in wait.outcomes if o.done]),
+                "first_not_done": next((str(o) for o in wait.outcomes if not o.done), ""),
+                "whole_sync": outcome.state,
+                "said": str(outcome),
+            }
+        )
+        _budgets(finding, client, budgets)
+        presence = finding.table("presence")
+        presence.append(_presence(finding, client, "observed peer, after derivation", OWNER))
+        presence.append(
+            _presence(finding, client, "observe_me false peer, after derivation", ASSISTANT)
+        )
+        _perspective(finding, client)
+        _dreams(finding, client, wait_bound, poll, grace)
+        presence.append(_presence(finding, client, "observed peer, after the dreams", OWNER))
+        trace.call(
+            "set the owner's card by hand (control)",
+            "PUT",
+            _path(client, "peers", OWNER, "card"),
+            lambda: client.set_peer_card(OWNER, list(CONTROL_CARD)),
+        )
+        presence.append(_presence(finding, client, "observed peer, card set by hand", OWNER))
+    finding.answer = answer(finding, config, messages, llm)
+    if _long_lost(finding, messages):
+        finding.notes.append(LOST_LONG)
+    finding.notes.append(
+        "The summaries and any card are written by the server's LLM; "
+        + _llm_words(llm, _canned(finding))
+        + ". What the text says is therefore not judged here: only whether it is there, "
+        "when, and how large."
+    )
+    return finding
+
+
+# -- 1. summaries: when, after how many messages -----------------------------------------------
+def _median(values: list[float]) -> float | None:
+    return round(statistics.median(values), 3) if values else None
+
+
+class _Wait:
+    """``wait_for_derivation`` after each turn, until one does not end ``done``."""
+
+    def __init__(
+        self, client: Client, config: DeriverConfig, *, wait_bound: float, poll: float, grace: float
+    ) -> None:
+        self._client = client
+        self._gates = DeriverGates(
+            flush=config.flush,
+            batch_tokens=config.token_gate,
+            batch_max_age=config.age_gate if config.age_gate > 0 else None,
+        )
+        self._bound, self._poll = wait_bound, poll
+        self._grace = min(grace, wait_bound / 2)
+        self.outcomes: list[DerivationOutcome] = []
+
+    def mark(self) -> QueueStatus | None:
+        """The queue status to wait from (None once turns are no longer waited for)."""
+        if self.outcomes and not self.outcomes[-1].done:
+            return None
+        return self._client.queue_status(session_id=SESSION)
+
+    def after_turn(self, mark: QueueStatus | None) -> None:
+        if mark is not None:
+            self.outcomes.append(self.until_done(mark))
+
+    def until_done(self, mark: QueueStatus, session: str = SESSION) -> DerivationOutcome:
+        return self._client.wait_for_derivation(
+            session,
+            since=mark,
+            grace=self._grace,
+            interval=self._poll,
+            gates=self._gates,
+            deadline=self._bound,
+        )
+
+
+def _sync(finding: Finding, client: Client, wait: _Wait, messages: int) -> dict[str, _Synced]:
+    """Sync ``messages`` messages a turn (two) at a time, each turn waited for; each
+    message's place and sync time by its id."""
+    synced: dict[str, _Synced] = {}
+    for start in range(0, messages, 2):
+        turn = start // 2
+        batch = [
+            MessageCreate(OWNER, f"Turn {turn}: I walked to the harbour market and bought figs.")
+        ]
+        if start + 1 < messages:
+            batch.append(MessageCreate(ASSISTANT, f"Noted for turn {turn}; how was the walk?"))
+        mark = wait.mark()
+        if start == 0:
+            result = finding.trace.call(
+                "sync the first turn",
+                "POST",
+                _path(client, "sessions", SESSION, "messages"),
+                partial(client.add_messages, SESSION, batch),
+            )
+            if isinstance(result, RonchoError):
+                raise result
+            made = result
+        else:
+            made = client.add_messages(SESSION, batch)
+        returned = time.monotonic()
+        for offset, message in enumerate(made):
+            synced[message.id] = _Synced(
+                position=start + offset + 1, returned=returned, created_at=message.created_at
+            )
+        wait.after_turn(mark)
+    return synced
+
+
+def _path(client: Client, *parts: str) -> str:
+    """A call's path as the evidence shows it."""
+    return "/".join(("/v3/workspaces", client.workspace, *parts))
+
+
+def _summaries_or_none(client: Client, session: str = SESSION) -> Summaries | None:
+    try:
+        return client.get_session_summaries(session)
+    except RonchoError:
+        return None
+
+
+def _summaries(finding: Finding, seen: _Seen, synced: dict[str, _Synced]) -> None:
+    rows = finding.table("summaries")
+    for (kind, message_id), first in sorted(seen.first.items(), key=lambda item: item[1]):
+        record = seen.records[(kind, message_id)]
+        sent = synced.get(message_id)
+        rows.append(
+            {
+                "kind": kind,
+                "after_messages": sent.position if sent else None,
+                "listed_after_s": round(first - sent.returned, 3) if sent else None,
+                "written_after_s_server_clock": _server_lag(record, sent),
+                "token_count": record.token_count,
+                "chars": len(record.content),
+                "canned_text": record.content.startswith(CANNED_PREFIX),
+                "summary_type": record.summary_type,
+            }
+        )
+
+
+# Why a long summary can be missing on 3.0.12, said under the answer when one was.
+LOST_LONG = (
+    "A long summary was due and missing. At a message that is both the 20th and the 60th "
+    "(every 60th, with Honcho's defaults) Honcho 3.0.12 writes the short and the long summary "
+    "at once, and each save reads the session's summaries map and writes it back whole with "
+    "its own summary in it (src/utils/summarizer.py, _save_summary): a save that read the map "
+    "before the other was written drops it, and the long summary is lost when the short one's "
+    "save comes last. Read a missing long summary as that, not as a threshold other than 60; "
+    "memoryd cannot count on a long summary on 3.0.12."
+)
+
+
+def _long_trials(finding: Finding, client: Client, wait: _Wait, trials: int) -> None:
+    """``trials`` sessions, each given a long summary's worth of messages in one sync (no
+    peer observed: only summary work), waited for, then read for its summaries; the first
+    wait that does not end ``done`` ends them."""
+    rows = finding.table("long_summary_trials")
+    every = DEFAULT_EVERY["long"]
+    members = {peer: SessionPeerConfig(observe_me=False) for peer in (OWNER, ASSISTANT)}
+    for trial in range(trials):
+        session = f"q10-trial-{trial}"
+        client.get_or_create_session(session, peers=members)
+        mark = client.queue_status(session_id=session)
+        batch = [
+            MessageCreate((OWNER, ASSISTANT)[i % 2], f"Trial {trial}, message {i}: figs and bread.")
+            for i in range(every)
+        ]
+        last = client.add_messages(session, batch)[-1].id
+        outcome = wait.until_done(mark, session)
+        summaries = _summaries_or_none(client, session)
+        short = None if summaries is None else summaries.short
+        long = None if summaries is None else summaries.long
+        rows.append(
+            {
+                "trial": trial,
+                "messages": every,
+                "wait": outcome.state,
+                "short_after_last": short is not None and short.message_id == last,
+                "long_after_last": long is not None and long.message_id == last,
+            }
+        )
+        if not outcome.done:  # the deriver is not keeping up: more would wait out bounds
+            break
+
+
+def _server_lag(record: Summary, sent: _Synced | None) -> float | None:
+    """Seconds from the message's ``created_at`` to the summary's, both the server's clock."""
+    if sent is None or not record.created_at:
+        return None
+    try:
+        written = parse_timestamp(record.created_at) - parse_timestamp(sent.created_at)
+    except ValueError:
+        return None
+    return round(written.total_seconds(), 3)
+
+
+# -- 2. budgets: does tokens=N hold ------------------------------------------------------------
+def _budgets(finding: Finding, client: Client, budgets: Sequence[int]) -> None:
+    rows = finding.table("budgets")
+    for tokens in budgets:
+        for mode in MODES:
+            context = finding.trace.call(
+                f"context, tokens={tokens}, {mode}",
+                "GET",
+                _path(client, "sessions", SESSION, "context"),
+                partial(
+                    client.get_session_context,
+                    SESSION,
+                    tokens=tokens,
+                    summary=mode != NO_SUMMARY,
+                    peer_target=OWNER if mode == WITH_TARGET else None,
+                ),
+                describe=_context_words,
+            )
+            rows.append(_budget_row(tokens, mode, context))
+
+
+def _budget_row(tokens: int, mode: str, context: SessionContext | RonchoError) -> dict[str, Any]:
+    if isinstance(context, RonchoError):
+        return {"mode": mode, "tokens_asked": tokens, "error": type(context).__name__}
+    counts = [m.token_count for m in context.messages]
+    known = [c for c in counts if c is not None]
+    summary = context.summary
+    summary_tokens = summary.token_count if summary is not None else 0
+    returned = sum(known) + summary_tokens
+    return {
+        "mode": mode,
+        "tokens_asked": tokens,
+        "messages": len(counts),
+        "messages_tokens": sum(known),
+        "messages_without_token_count": len(counts) - len(known),
+        "summary": summary.summary_type.rsplit("_", 1)[-1] if summary is not None else "none",
+        "summary_tokens": summary_tokens,
+        "returned_tokens": returned,
+        # Unknown when a message came without its token_count (3.0.12 always sends it).
+        "within_budget": returned <= tokens if len(known) == len(counts) else None,
+        "room_left": tokens - returned,
+        "representation_chars": len(context.peer_representation or ""),
+        "error": "",
+    }
+
+
+def _context_words(context: SessionContext) -> str:
+    summary = context.summary
+    return (
+        f"{len(context.messages)} message(s); summary "
+        + (f"{summary.summary_type} ({summary.token_count} tokens)" if summary else "none")
+        + f"; representation {len(context.peer_representation or '')} chars"
+        + f"; card {'none' if context.peer_card is None else len(context.peer_card)}"
+    )
+
+
+# -- 3. representation and card in the context -------------------------------------------------
+def _presence(finding: Finding, client: Client, case: str, peer: str) -> dict[str, Any]:
+    context = finding.trace.call(
+        f"context with peer_target={peer} ({case})",
+        "GET",
+        _path(client, "sessions", SESSION, "context"),
+        lambda: client.get_session_context(SESSION, peer_target=peer),
+        describe=_context_words,
+    )
+    card = finding.trace.call(
+        f"peer card of {peer} ({case})",
+        "GET",
+        _path(client, "peers", peer, "card"),
+        lambda: client.get_peer_card(peer),
+    )
+    row: dict[str, Any] = {"case": case, "peer_target": peer}
+    row.update(_shown(context))
+    row["get_peer_card"] = (
+        type(card).__name__
+        if isinstance(card, RonchoError)
+        else ("none" if card is None else f"{len(card)} line(s)")
+    )
+    return row
+
+
+def _shown(context: SessionContext | RonchoError) -> dict[str, Any]:
+    if isinstance(context, RonchoError):
+        return {"error": type(context).__name__, "representation": False, "card": False}
+    text = context.peer_representation or ""
+    return {
+        "representation": bool(text.strip()),
+        "representation_chars": len(text),
+        "card": context.peer_card is not None,
+        "card_lines": 0 if context.peer_card is None else len(context.peer_card),
+        "messages": len(context.messages),
+        "error": "",
+    }
+
+
+# -- 4. peer_perspective -------------------------------------------------------------------------
+PERSPECTIVES = (
+    ("none (Honcho's own view)", None),
+    ("the assistant (observe_others true)", ASSISTANT),
+    ("the bystander (observe_others false)", BYSTANDER),
+)
+
+
+def _perspective(finding: Finding, client: Client) -> None:
+    rows = finding.table("perspective")
+    base: SessionContext | None = None
+    for label, perspective in PERSPECTIVES:
+        context = finding.trace.call(
+            f"context of the owner, peer_perspective: {label}",
+            "GET",
+            _path(client, "sessions", SESSION, "context"),
+            partial(
+                client.get_session_context,
+                SESSION,
+                peer_target=OWNER,
+                peer_perspective=perspective,
+            ),
+            describe=_context_words,
+        )
+        row: dict[str, Any] = {"peer_perspective": label}
+        row.update(_shown(context))
+        if isinstance(context, SessionContext):
+            if base is None:
+                base = context
+            row["same_representation"] = context.peer_representation == base.peer_representation
+            row["same_card"] = context.peer_card == base.peer_card
+            row["same_messages"] = [m.id for m in context.messages] == [m.id for m in base.messages]
+            row["same_summary"] = context.summary == base.summary
+        rows.append(row)
+
+
+# -- dreams --------------------------------------------------------------------------------------
+def _dreams(finding: Finding, client: Client, bound: float, poll: float, grace: float) -> None:
+    """Schedule a card_refresh and an omni dream of the owner; wait (bounded) until the
+    workspace's queue shows them done, or shows nothing new within ``grace`` seconds."""
+    mark = client.queue_status()
+    rows = finding.table("dreams")
+    accepted = []
+    for dream_type in ("card_refresh", "omni"):
+        result = finding.trace.call(
+            f"schedule a {dream_type} dream of the owner",
+            "POST",
+            _path(client, "schedule_dream"),
+            partial(client.schedule_dream, OWNER, dream_type=dream_type),
+            status=lambda _r: 204,
+        )
+        failed = isinstance(result, RonchoError)
+        rows.append(
+            {
+                "dream_type": dream_type,
+                "accepted": not failed,
+                "error": type(result).__name__ if failed else "",
+            }
+        )
+        accepted.append(not failed)
+    started = time.monotonic()
+    state, waited = "not scheduled", 0.0
+    if any(accepted):
+        state, waited = _wait_dreams(client, mark.total_work_units, bound, poll, grace, started)
+    for row in rows:
+        row["queue"] = state if row["accepted"] else "not scheduled"
+        row["waited_s"] = round(waited, 3)
+
+
+def _wait_dreams(
+    client: Client, mark: int, bound: float, poll: float, grace: float, started: float
+) -> tuple[str, float]:
+    """``done``, ``nothing queued`` or ``still open``, and the seconds waited."""
+    appeared = False
+    while True:
+        elapsed = time.monotonic() - started
+        try:
+            status = client.queue_status()
+        except RonchoError:
+            status = None
+        if status is not None:
+            appeared = appeared or status.total_work_units > mark or not status.idle
+            if appeared and status.idle:
+                return "done", elapsed
+            if not appeared and elapsed >= grace:
+                return "nothing queued", elapsed
+        if elapsed >= bound:
+            return "still open", elapsed
+        time.sleep(poll)
+
+
+# -- the answer ----------------------------------------------------------------------------------
+def _first(finding: Finding, kind: str) -> dict[str, Any] | None:
+    rows = [r for r in finding.tables.get("summaries", []) if r["kind"] == kind]
+    counted = [r for r in rows if r["after_messages"] is not None]
+    return min(counted, key=lambda r: r["after_messages"]) if counted else None
+
+
+def _canned(finding: Finding) -> bool | None:
+    rows = finding.tables.get("summaries", [])
+    return all(r["canned_text"] for r in rows) if rows else None
+
+
+def _llm_words(llm: str, canned: bool | None) -> str:
+    told = f"the run was told it is {llm}" if llm else "the run was not told which LLM it is"
+    if canned is None:
+        return told + " (no summary was written to tell)"
+    if canned:
+        return (
+            told + f" (every summary has the canned form '{CANNED_PREFIX}N message(s). …' "
+            "of a deterministic stand-in, as the real-honcho kit's stub LLM and the emulator "
+            "write it)"
+        )
+    return told + " (the summaries are not in the stand-in's canned form: a model wrote them)"
+
+
+def _long_lost(finding: Finding, messages: int) -> bool:
+    """A long summary was due (Honcho's default) and missing, in the session or a trial."""
+    every = DEFAULT_EVERY["long"]
+    missing = messages >= every and _first(finding, "long") is None
+    trials = finding.tables.get("long_summary_trials", [])
+    return missing or any(not t["long_after_last"] for t in trials)
+
+
+def summary_part(finding: Finding, messages: int) -> str:
+    parts = []
+    for kind in KINDS:
+        first = _first(finding, kind)
+        every = DEFAULT_EVERY[kind]
+        if first is None:
+            why = (
+                f"fewer than Honcho's default {every} were sent"
+                if messages < every
+                else f"though Honcho's default is every {every}th"
+            )
+            parts.append(f"no {kind} summary within {messages} messages ({why})")
+            continue
+        later = [
+            r["after_messages"]
+            for r in finding.tables["summaries"]
+            if r["kind"] == kind and r["after_messages"] not in (None, first["after_messages"])
+        ]
+        again = f"; again at {', '.join(map(str, later))}" if later else ""
+        agrees = "as" if first["after_messages"] == every else "NOT as"
+        parts.append(
+            f"the {kind} summary first after {first['after_messages']} messages "
+            f"({agrees} Honcho's default {every}{again}), listed {first['listed_after_s']:.2f}s "
+            "after that message's sync"
+        )
+    trials = finding.tables.get("long_summary_trials", [])
+    if trials:
+        kept = sum(1 for t in trials if t["long_after_last"])
+        shorts = sum(1 for t in trials if t["short_after_last"])
+        parts.append(
+            f"in {len(trials)} more sessions given {trials[0]['messages']} messages in one sync, "
+            f"the long summary was kept in {kept}/{len(trials)} (the short in "
+            f"{shorts}/{len(trials)})"
+        )
+    return "Summaries: " + "; ".join(parts)
+
+
+def budget_part(finding: Finding) -> str:
+    rows = [r for r in finding.tables.get("budgets", []) if not r.get("error")]
+    if not rows:
+        return "tokens=N: no context read answered"
+    plain = [r for r in rows if r["mode"] != WITH_TARGET]
+    held = sum(1 for r in plain if r["within_budget"] is True)
+    unknown = sum(1 for r in plain if r["within_budget"] is None)
+    unknown_note = f" ({unknown} with a message lacking its token_count)" if unknown else ""
+    with_summary = [r for r in rows if r["mode"] == WITH_SUMMARY and r["summary"] != "none"]
+    summary_note = ""
+    if with_summary:
+        r = max(with_summary, key=lambda row: row["tokens_asked"])
+        summary_note = (
+            f"; once a summary is in the context only the messages from the one it ends at "
+            f"come back (tokens={r['tokens_asked']}: a {r['summary_tokens']}-token {r['summary']} "
+            f"summary and {r['messages']} message(s), {r['returned_tokens']} tokens in all)"
+        )
+    targeted = [r for r in rows if r["mode"] == WITH_TARGET]
+    starved = [r["tokens_asked"] for r in targeted if r["messages"] == 0]
+    target_note = ""
+    if targeted:
+        target_note = (
+            f"; with peer_target the representation ({targeted[0]['representation_chars']} "
+            "chars) is paid for first"
+            + (
+                f": at tokens={', '.join(map(str, starved))} no message came back"
+                if starved
+                else ""
+            )
+        )
+    return (
+        f"tokens=N held in {held}/{len(plain)} reads{unknown_note} (the messages' token_count "
+        f"plus the summary's within N){summary_note}{target_note}"
+    )
+
+
+def presence_part(finding: Finding) -> str:
+    said = []
+    for r in finding.tables.get("presence", []):
+        if r.get("error"):
+            said.append(f"{r['case']}: {r['error']}")
+            continue
+        rep = f"{r['representation_chars']} chars" if r["representation"] else "none"
+        card = f"{r['card_lines']} line(s)" if r["card"] else "none"
+        said.append(f"{r['case']}: representation {rep}, card {card}")
+    dreams = finding.tables.get("dreams", [])
+    dream = ", ".join(f"{d['dream_type']} {d['queue']}" for d in dreams)
+    return "In the context: " + "; ".join(said) + (f" (dreams: {dream})" if dream else "")
+
+
+def perspective_part(finding: Finding) -> str:
+    rows = finding.tables.get("perspective", [])
+    said = []
+    for r in rows[1:]:
+        if r.get("error"):
+            said.append(f"{r['peer_perspective']}: {r['error']}")
+            continue
+        changed = [
+            what
+            for what in ("representation", "card", "messages", "summary")
+            if r.get(f"same_{what}") is False
+        ]
+        said.append(
+            f"{r['peer_perspective']}: "
+            + (f"changed the {', '.join(changed)}" if changed else "changed nothing")
+            + f" (representation {r['representation_chars']} chars)"
+        )
+    return "peer_perspective against none: " + ("; ".join(said) or "not read")
+
+
+def _derivation_words(row: dict[str, Any]) -> str:
+    if not row:
+        return "derivation: not waited for"
+    done, turns = row["turns_done"], row["turns"]
+    said = f"each turn's sync was followed by wait_for_derivation: {done} of {turns} done"
+    if done:
+        said += f" (median {row['turn_wait_median_s']}s)"
+    if row["first_not_done"]:
+        said += f", then the rest synced without waiting ({row['first_not_done']})"
+    return f"Derivation: {said}; the whole sync: {row['whole_sync']}"
+
+
+def answer(finding: Finding, config: DeriverConfig, messages: int, llm: str) -> str:
+    derivation = (finding.tables.get("derivation") or [{}])[0]
+    parts = [
+        summary_part(finding, messages),
+        budget_part(finding),
+        presence_part(finding),
+        perspective_part(finding),
+        _derivation_words(derivation),
+        config.settings(),
+        "LLM: " + _llm_words(llm, _canned(finding)),
+    ]
+    return ". ".join(parts) + "."
