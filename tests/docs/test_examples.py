@@ -353,8 +353,8 @@ def test_the_readme_error_tree_names_every_exported_error_under_its_parent() -> 
 @pytest.mark.parametrize(
     ("options", "said"),
     [
-        ({}, "waiting after 3.00 s: session '2026-11-30-chat' has 1 pending"),
-        ({"flush": True}, "done: 1 new queue item(s) of session '2026-11-30-chat'"),
+        ({}, r"waiting after (\d+\.\d\d) s: session '2026-11-30-chat' has 1 pending"),
+        ({"flush": True}, r"done: 1 new queue item\(s\) of session '2026-11-30-chat'"),
     ],
     ids=["batching", "flush"],
 )
@@ -366,7 +366,8 @@ def test_the_quickstart_says_what_the_deriver_did(
 ) -> None:
     """Against a batching server (fake-honcho's default, as Honcho's) the quickstart's wait
     ends at its bound saying the work is pending, not with a timeout; its bound is cut to
-    3 s here. Against a flushing one it is done."""
+    3 s here (the time it says is at least that, and a loaded machine adds to it). Against a
+    flushing one it is done."""
     [quickstart] = [
         block
         for block in markdown_blocks((ROOT / "README.md").read_text(), "README.md")
@@ -378,4 +379,7 @@ def test_the_quickstart_says_what_the_deriver_did(
         source = source.replace("deadline=30)", "deadline=3)")
         exec(compile(source, quickstart.where, "exec"), {})
     printed = capsys.readouterr().out
-    assert said in printed, printed
+    found = re.search(said, printed)
+    assert found, printed
+    if found.groups():
+        assert float(found.group(1)) >= 3.0, printed
