@@ -27,6 +27,7 @@ import contextlib
 import json
 import os
 import re
+import ssl
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -41,6 +42,10 @@ from nanoid import generate as generate_nanoid
 TARGET = os.environ.get("HONCHO_ROUTES_TARGET", "real")
 RESULTS = os.environ.get("HONCHO_ROUTES_RESULTS", "")
 TIMEOUT = httpx.Timeout(30.0, connect=5.0)
+# One TLS context for every client: httpx makes a new one per client otherwise, and loading
+# the CA bundle each time was half of this run's CPU (the targets are plain-HTTP loopback, so
+# it is never used; it is still the default, verifying one).
+TLS = ssl.create_default_context()
 # Names a test mints itself (nanoid's default alphabet and length), so no other run has them.
 UNIQUE_NAME = re.compile(r"[A-Za-z0-9_-]{21}")
 # POST routes that only read.
@@ -253,7 +258,7 @@ def _guard(tracker: Tracker) -> Any:
 
 def _delete_workspace(base_url: str, key: str | None, name: str) -> None:
     headers = {"Authorization": f"Bearer {key}"} if key else {}
-    with httpx.Client(base_url=base_url, headers=headers, timeout=TIMEOUT) as api:
+    with httpx.Client(base_url=base_url, headers=headers, timeout=TIMEOUT, verify=TLS) as api:
         give_up = time.monotonic() + CLEANUP_WAIT
         while True:
             listed = api.post(f"/v3/workspaces/{name}/sessions/list?size=100", json={})
@@ -286,10 +291,14 @@ def client(request: pytest.FixtureRequest, _tracker: Tracker) -> Iterator[AuthCl
     where = servers()
     if "auth_client" in request.fixturenames:
         # Honcho's conftest gives the client the admin key when auth is on.
-        http = AuthClient(base_url=where.auth_url, timeout=TIMEOUT, event_hooks=_guard(_tracker))
+        http = AuthClient(
+            base_url=where.auth_url, timeout=TIMEOUT, verify=TLS, event_hooks=_guard(_tracker)
+        )
         http.headers["Authorization"] = f"Bearer {where.admin_key}"
     else:
-        http = AuthClient(base_url=where.url, timeout=TIMEOUT, event_hooks=_guard(_tracker))
+        http = AuthClient(
+            base_url=where.url, timeout=TIMEOUT, verify=TLS, event_hooks=_guard(_tracker)
+        )
     with http:
         yield http
 
@@ -344,7 +353,7 @@ def sample_data(
     base, key = (where.auth_url, where.admin_key) if uses_auth else (where.url, None)
     headers = {"Authorization": f"Bearer {key}"} if key else {}
     workspace, peer = str(generate_nanoid()), str(generate_nanoid())
-    with httpx.Client(base_url=base, headers=headers, timeout=TIMEOUT) as api:
+    with httpx.Client(base_url=base, headers=headers, timeout=TIMEOUT, verify=TLS) as api:
         made = api.post("/v3/workspaces", json={"name": workspace})
         assert made.status_code == 201, made.text
         _tracker.created.add(workspace)
