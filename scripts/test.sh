@@ -61,40 +61,59 @@ library_venv_for() { # version interpreter
 
 # Every pytest run goes in several processes (pytest-xdist): most tests wait on sockets,
 # servers and child processes rather than compute, so more processes than cores fill the
-# time one process spends waiting. Each library run gets two, side by side with the other.
+# time one process spends waiting. Each library run gets two, beside the other stages.
 library_tests_on() { # version
     ".venv-$1/bin/python" -m pytest tests/unit tests/wire tests/aio tests/emulator \
         tests/live tests/fuzz tests/docs -q -p no:cacheprovider -n 2
 }
 
-# The newer interpreters' runs go side by side, one core each on CI's two (they took 150 s
-# each in turn, and the test command has 10 minutes); each one's output is shown whole after
-# both end, then one line per interpreter with its exit and time. Ctrl-C stops both. Their
-# venvs are installed first, one after the other: both editable installs write the same
-# build metadata into the checkout.
-library_tests_side_by_side() { # version interpreter [version interpreter ...]
-    local pids=() logs=() names=() starts=() versions=() status=0 i rc
+# The newer interpreters' runs start here, one beside the other, and go on in the background
+# beside every stage below (SDK conformance, the route tests, the last pytest run): their
+# tests mostly wait on sockets, servers and sleeps (a profile of them: 180 of 300 s spent
+# waiting), so the two cores are full only when several runs share them. Their venvs are
+# installed first, one after the other: both editable installs write the same build metadata
+# into the checkout. Each run's output is kept and shown whole at the end, in its own stage,
+# with its exit and time. Ctrl-C (or any exit) stops them.
+library_pids=() library_logs=() library_names=() library_dir=""
+start_library_tests() { # version interpreter [version interpreter ...]
+    local version interpreter
+    library_dir=$(mktemp -d "${TMPDIR:-/tmp}/roncho-library-tests.XXXXXX") || return
     while [ $# -gt 0 ]; do
-        library_venv_for "$1" "$2" || { echo "-- could not install .venv-$1"; return 1; }
-        versions+=("$1"); names+=("$("$2" --version 2>&1)")
+        version=$1 interpreter=$2
         shift 2
+        if ! library_venv_for "$version" "$interpreter"; then
+            echo "-- could not install .venv-$version"
+            return 1
+        fi
+        library_names+=("$("$interpreter" --version 2>&1)")
+        library_logs+=("$library_dir/$version.log")
+        (
+            started=$SECONDS
+            library_tests_on "$version"
+            rc=$?
+            echo "-- exit $rc ($((SECONDS - started)) s)"
+            exit "$rc"
+        ) > "$library_dir/$version.log" 2>&1 &
+        library_pids+=($!)
     done
-    local dir; dir=$(mktemp -d "${TMPDIR:-/tmp}/roncho-library-tests.XXXXXX") || return
-    trap 'kill "${pids[@]}" 2>/dev/null; rm -rf "$dir"; exit 130' INT TERM
-    for i in "${!versions[@]}"; do
-        logs+=("$dir/${versions[$i]}.log"); starts+=("$SECONDS")
-        library_tests_on "${versions[$i]}" > "${logs[$i]}" 2>&1 &
-        pids+=($!)
-    done
-    for i in "${!pids[@]}"; do
-        wait "${pids[$i]}"; rc=$?
-        echo "-- pytest on ${names[$i]}:"
-        cat "${logs[$i]}"
-        echo "-- pytest on ${names[$i]}: exit $rc ($((SECONDS - starts[i])) s)"
+}
+stop_library_tests() {
+    [ "${#library_pids[@]}" -gt 0 ] && kill "${library_pids[@]}" 2>/dev/null
+    [ -n "$library_dir" ] && rm -rf "$library_dir"
+}
+trap 'stop_library_tests; exit 130' INT TERM
+trap stop_library_tests EXIT
+
+# Waits for the runs started above; shows each one's output whole; fails if any failed.
+library_tests_results() {
+    local i rc status=0
+    for i in "${!library_pids[@]}"; do
+        wait "${library_pids[$i]}"; rc=$?
+        echo "-- pytest on ${library_names[$i]}:"
+        cat "${library_logs[$i]}"
         [ "$rc" -eq 0 ] || status=$rc
     done
-    trap - INT TERM
-    rm -rf "$dir"
+    library_pids=()
     return "$status"
 }
 newer=() newer_names=()
@@ -107,10 +126,13 @@ for version in 3.12 3.13; do
     newer+=("$version" "$interpreter")
     newer_names+=("$("$interpreter" --version 2>&1)")
 done
+library_started=0
 if [ "${#newer[@]}" -gt 0 ]; then
-    names_text=$(printf ' and %s' "${newer_names[@]}")
-    stage "pytest on ${names_text# and } side by side (library tests)" \
-        library_tests_side_by_side "${newer[@]}"
+    if start_library_tests "${newer[@]}"; then
+        library_started=1
+    else
+        stage "install the newer interpreters' venvs" false
+    fi
 fi
 
 stage "SDK conformance (honcho-ai in tests/sdk/.venv-sdk; emulator vs recorded real 3.0.12)" \
@@ -130,5 +152,11 @@ stage "Honcho's own route tests over HTTP (emulator vs recorded real 3.0.12; nee
 stage "pytest (tests and notebooks)" .venv/bin/python -m pytest tests \
     --nbval-lax --nbval-sanitize-with tests/notebooks/sanitize.cfg notebooks \
     -p no:cacheprovider -n 4 --dist loadfile "$@"
+
+if [ "$library_started" -eq 1 ]; then
+    names_text=$(printf ' and %s' "${newer_names[@]}")
+    stage "pytest on ${names_text# and } (library tests; ran beside the stages above)" \
+        library_tests_results
+fi
 
 finish stages
