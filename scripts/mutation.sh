@@ -5,7 +5,7 @@
 #
 #   scripts/mutation.sh                     a seeded sample of 800 (seed 20261201)
 #   scripts/mutation.sh --sample 200 --seed 7
-#   scripts/mutation.sh --all               every mutant (about two hours on 2 cores)
+#   scripts/mutation.sh --all               every mutant (2,187: about an hour on 2 cores)
 #   scripts/mutation.sh 'roncho._http.*'    only these mutants; prints, writes nothing
 #   scripts/mutation.sh --again ...         same sample, mutants/ kept: re-test survivors only
 #
