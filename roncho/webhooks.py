@@ -4,8 +4,9 @@ Honcho signs each delivery with the server's ``WEBHOOK_SECRET``: the ``X-Honcho-
 header is the hex HMAC-SHA256 of the request body, and the body is compact JSON with sorted
 keys, ``{"data": {...}, "timestamp": "...Z", "type": "..."}``. ``verify()`` checks the
 signature first, in constant time, and only then reads the body, so nothing unauthenticated
-is ever parsed. It is pure: no server, no thread, no I/O (the receiver is yours; see
-docs/webhooks.md for an example on ``http.server``).
+is ever parsed (``read_event()`` reads a body already checked another way). It is pure: no
+server, no thread, no I/O (the receiver is yours; see docs/webhooks.md for an example on
+``http.server``).
 
 Errors, all under ``RonchoError``::
 
@@ -134,6 +135,22 @@ def verify(body: bytes, signature: str | None, secret: str | bytes) -> WebhookEv
     return _event(_json_object(data))
 
 
+def read_event(data: dict[str, Any]) -> WebhookEvent:
+    """The typed event of a delivery's body already parsed from JSON. It checks no signature.
+
+    ``verify()`` is the one to use on what arrives. This is for a body whose signature was
+    checked another way, or a delivery recorded earlier, read again.
+
+    Raises:
+        WebhookPayloadError: ``data`` is not an object with the fields of an event.
+    """
+    if not isinstance(data, dict):
+        raise WebhookPayloadError(
+            f"the webhook event is {type(data).__name__}, not a JSON object (a dict)"
+        )
+    return _event(data)
+
+
 def _secret_bytes(secret: str | bytes) -> bytes:
     if isinstance(secret, str):
         key = secret.encode("utf-8")
@@ -217,6 +234,7 @@ __all__ = [
     "WebhookEvent",
     "WebhookPayloadError",
     "WebhookSignatureError",
+    "read_event",
     "sign",
     "verify",
 ]

@@ -12,9 +12,9 @@ import http.client
 import json
 from dataclasses import dataclass, field
 from typing import Any
-from urllib.parse import quote
+from urllib.parse import quote, urlsplit
 
-from .._checks import check_id, parse_base_url
+from .. import Client
 
 # How much of a body the evidence keeps (the client keeps 4 KiB of error bodies too).
 BODY_EXCERPT = 4096
@@ -87,12 +87,15 @@ class RawClient:
     def __init__(
         self, base_url: str, workspace: str, *, api_key: str | None = None, timeout: float = 30.0
     ) -> None:
-        endpoint = parse_base_url(base_url)
+        # It takes exactly what roncho.Client takes, checked by roncho.Client (a ConfigError
+        # naming the parameter): building one sends nothing and opens no connection.
+        with Client(base_url, workspace) as checked:
+            endpoint = urlsplit(checked.base_url)
+            self.workspace = checked.workspace
         self._scheme = endpoint.scheme
-        self._host = endpoint.host
-        self._port = endpoint.port
-        self._prefix = endpoint.prefix
-        self.workspace = check_id(workspace, "workspace")
+        self._host = endpoint.hostname or ""
+        self._port = endpoint.port or (443 if endpoint.scheme == "https" else 80)
+        self._prefix = endpoint.path
         self._key = api_key
         self._timeout = timeout
 

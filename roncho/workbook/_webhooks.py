@@ -34,13 +34,8 @@ from datetime import datetime
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-from .._checks import parse_timestamp
-from .._client import Client
-from .._errors import RonchoError
-from .._models import MessageCreate
-from ..webhooks import QueueEmptyEvent, WebhookError, verify
-from ..webhooks import _event as read_event
-from ..webhooks import _json_object as json_object
+from .. import Client, MessageCreate, RonchoError, parse_timestamp
+from ..webhooks import QueueEmptyEvent, WebhookError, read_event, verify
 from ._deriver import DeriverConfig
 from ._finding import Finding, sample_text
 from ._raw import RawClient
@@ -116,8 +111,8 @@ class Receiver:
                 arrival.event = verify(body, signature, self.secret)
                 arrival.verified = True
             else:  # nothing to check with: read it unverified (``verified`` stays None)
-                arrival.event = read_event(json_object(body))
-        except WebhookError as exc:
+                arrival.event = read_event(json.loads(body))
+        except (WebhookError, ValueError, RecursionError) as exc:
             arrival.verified = False if self.secret else None
             arrival.problem = str(exc)
         with self._arrived:

@@ -143,3 +143,19 @@ def test_a_probe_done_without_any_delivery_reads_as_unreached_early() -> None:
     assert row["waited_s"] < 30.0  # ended once the probe's work was done, not at the bound
     said = answer(finding, DeriverConfig(flush=True, age_gate=0.0), None, False, 0.25, outcome)
     assert "no delivery reached this run's receiver" in said
+
+
+def test_receiver_without_a_secret_reads_events_unverified() -> None:
+    """No secret to check with: the event is still read (``verified`` None), and a body
+    that is not an event is kept with the reason, never raised from the handler."""
+    body = b'{"data":{"workspace_id":"w1"},"timestamp":"2026-12-01T19:39:14Z","type":"test.event"}'
+    with Receiver("") as receiver:
+        receiver._take(body, None, "ok")
+        receiver._take(b"{not json", None, "ok")
+        receiver._take(b"[1, 2]", None, "ok")
+        first, broken, listed = receiver.snapshot()
+    assert first.verified is None and first.problem == ""
+    assert first.event is not None and first.event.type == "test.event"
+    assert first.event.workspace_id == "w1"
+    assert broken.event is None and broken.verified is None and "Expecting" in broken.problem
+    assert listed.event is None and "not a JSON object" in listed.problem

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import json
 import pickle
 
 import pytest
@@ -18,6 +19,7 @@ from roncho.webhooks import (
     WebhookEvent,
     WebhookPayloadError,
     WebhookSignatureError,
+    read_event,
     sign,
     verify,
 )
@@ -160,6 +162,31 @@ def test_signed_body_that_is_not_an_event(body: bytes, why: str) -> None:
     with pytest.raises(WebhookPayloadError, match=why) as info:
         verify(body, hexmac(body), SECRET)
     assert isinstance(info.value, roncho.DecodeError) and isinstance(info.value, WebhookError)
+
+
+@pytest.mark.parametrize(
+    "body", [QUEUE_EMPTY, SUMMARY, TEST, b'{"data":{},"timestamp":"t","type":"x"}']
+)
+def test_read_event_gives_what_verify_gives(body: bytes) -> None:
+    """The parsed body of a delivery checked another way reads as the same typed event."""
+    event = read_event(json.loads(body))
+    assert event == verify(body, hexmac(body), SECRET)
+    assert type(event) is type(verify(body, hexmac(body), SECRET))
+
+
+@pytest.mark.parametrize(
+    ("data", "why"),
+    [
+        ([1, 2], "list, not a JSON object"),
+        ("{}", "str, not a JSON object"),
+        (None, "NoneType, not a JSON object"),
+        ({"data": {}, "timestamp": "t"}, "type is null"),
+        ({"data": {}, "timestamp": "t", "type": "test.event"}, "data.workspace_id is null"),
+    ],
+)
+def test_read_event_refuses_what_is_not_an_event(data: object, why: str) -> None:
+    with pytest.raises(WebhookPayloadError, match=why):
+        read_event(data)  # type: ignore[arg-type]
 
 
 @pytest.mark.parametrize("secret", ["", b""])
