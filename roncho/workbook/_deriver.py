@@ -22,6 +22,8 @@ settling time has passed; count the work units the queue showed and the conclusi
 
 from __future__ import annotations
 
+import inspect
+import math
 import statistics
 import time
 from dataclasses import dataclass, field
@@ -158,7 +160,12 @@ def measure_latency(
     if any(r["check"] == INCONSISTENT for r in rows):
         finding.fits = fitting_settings(rows, config)
     warmed = "derived" if warm.latency is not None else "not derived within its bound"
-    finding.answer = latency_answer(rows, config) + f" A warm-up message went first ({warmed})."
+    # Only the trials sent one at a time: the below-gate ones are all sent before the first
+    # poll, so their first sight is late by the sends after them.
+    lag = enqueue_lag_clause([r for r in rows if r["size"] == "above"], poll)
+    finding.answer = (
+        latency_answer(rows, config) + f" A warm-up message went first ({warmed}); {lag}."
+    )
     return finding
 
 
@@ -364,6 +371,29 @@ def fitting_settings(rows: list[dict[str, Any]], config: DeriverConfig) -> str:
         tokens = max(int(r.get("tokens") or 0) for r in above)
         parts.append(f"--token-gate over {tokens}")
     return " ".join(parts) or "no deriver flags (the trials gave no release to read)"
+
+
+# How long wait_for_derivation waits, by default, for a sync's work to show in the queue.
+DEFAULT_GRACE: float = inspect.signature(Client.wait_for_derivation).parameters["grace"].default
+
+
+def enqueue_lag_clause(rows: list[dict[str, Any]], poll: float) -> str:
+    """When the sync's work first showed in the queue after add_messages returned, against
+    wait_for_derivation's default grace (a lag longer than it reads as "nothing queued")."""
+    lags = sorted(r["first_in_queue_s"] for r in rows if r.get("first_in_queue_s") is not None)
+    if not lags:
+        return "no trial sent alone showed its work in the queue status"
+    said = (
+        f"the sync's work first showed in the queue median {statistics.median(lags):.2f}s, "
+        f"at most {lags[-1]:.2f}s after add_messages returned ({len(lags)} trials sent "
+        f"alone, the queue read every {poll:g}s)"
+    )
+    if lags[-1] > DEFAULT_GRACE:
+        return said + (
+            f", longer than wait_for_derivation's default grace of {DEFAULT_GRACE:g}s: "
+            f"pass a grace of at least {math.ceil(lags[-1] * 10) / 10:g}s on this server"
+        )
+    return said + f", within wait_for_derivation's default grace of {DEFAULT_GRACE:g}s"
 
 
 def latency_answer(rows: list[dict[str, Any]], config: DeriverConfig) -> str:

@@ -803,3 +803,18 @@ def test_the_results_readme_names_only_kept_runs_and_across_shows_them() -> None
     for run in named:
         assert list((results / run).glob("*.answer.json")), run
         assert f" {run} (" in head.split("\n", 1)[0], run
+
+
+def test_the_enqueue_lag_is_said_against_the_waits_default_grace() -> None:
+    import inspect
+
+    grace = inspect.signature(roncho.Client.wait_for_derivation).parameters["grace"].default
+    assert _deriver.DEFAULT_GRACE == grace == 2.0
+    rows = [{"first_in_queue_s": s} for s in (0.25, 0.5, 0.25)] + [{"first_in_queue_s": None}]
+    text = _deriver.enqueue_lag_clause(rows, 0.25)
+    assert "median 0.25s, at most 0.50s after add_messages returned (3 trials" in text
+    assert "read every 0.25s" in text and "within wait_for_derivation's default grace of 2s" in text
+    slow = _deriver.enqueue_lag_clause([{"first_in_queue_s": 3.25}], 0.25)
+    assert "longer than wait_for_derivation's default grace of 2s" in slow
+    assert "pass a grace of at least 3.3s" in slow
+    assert "no trial sent alone" in _deriver.enqueue_lag_clause([{"first_in_queue_s": None}], 0.25)
