@@ -195,7 +195,8 @@ def _text(value: object, name: str, *, optional: bool) -> str | None:
 
 
 def _event(body: dict[str, Any]) -> WebhookEvent:
-    """The typed event of a signed body: a known type must carry its fields."""
+    """The typed event of a parsed body (signed, or read by read_event): a known type must
+    carry its fields."""
     kind = _text(body.get("type"), "type", optional=False)
     timestamp = _text(body.get("timestamp"), "timestamp", optional=False)
     data = body.get("data")

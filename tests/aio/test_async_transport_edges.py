@@ -16,7 +16,6 @@ from __future__ import annotations
 import asyncio
 import socket
 import ssl
-from typing import Any
 
 import pytest
 
@@ -30,25 +29,34 @@ OUTER_BOUND = 10.0  # far past the read timeout: only a read without its timeout
 PENDING = 32 * 1024 * 1024  # more than any socket buffers hold
 
 
+class _Incomplete:
+    """The SSLObject: every read wants more bytes than have come."""
+
+    def read(self, most: int) -> bytes:
+        raise ssl.SSLWantReadError("the record is not complete")
+
+
+class _OneLargeRecord:
+    """The outgoing buffer: a record larger than the peer will ever take, given once."""
+
+    def __init__(self) -> None:
+        self.sent = False
+
+    def read(self) -> bytes:
+        if self.sent:
+            return b""
+        self.sent = True
+        return b"\x17" * PENDING
+
+
 class _WantsToSendFirst:
-    """What the connection uses of its _Tls: reads always want more, and the outgoing
-    buffer holds a record larger than the peer will ever take."""
+    """What the connection uses of its _Tls."""
 
     ssl = ssl
 
     def __init__(self) -> None:
-        self.object = self
-        self.outgoing = self
-        self.incoming = self
-        self.sent = False
-
-    def read(self, most: int | None = None) -> Any:
-        if most is None:  # outgoing.read(): the record to send, once
-            if self.sent:
-                return b""
-            self.sent = True
-            return b"\x17" * PENDING
-        raise ssl.SSLWantReadError("the record is not complete")
+        self.object = _Incomplete()
+        self.outgoing = _OneLargeRecord()
 
 
 async def _read_over_a_peer_that_never_reads() -> BaseException:
@@ -62,7 +70,7 @@ async def _read_over_a_peer_that_never_reads() -> BaseException:
         try:
             await asyncio.wait_for(connection.read(), OUTER_BOUND)
         except BaseException as exc:  # the test reads what came out
-            assert tls.sent, "the read never tried to send what TLS had written"
+            assert tls.outgoing.sent, "the read never tried to send what TLS had written"
             return exc
         raise AssertionError("the read returned although nothing can arrive")
     finally:
