@@ -17,12 +17,12 @@ from . import _auth, _snapshot
 from ._backends import scopes, sessions, workspaces
 from ._backends.webhooks import Webhooks
 from ._common import ApiError, JsonDict, not_found
+from ._deliveries import Deliverer
 from ._deriver import Deriver
 from ._options import Options
 from ._routes import all_routes
 from ._state import Store
 from ._web import Ctx, Request, Response, Route, Services, compile_template, error_response
-from ._webhooks import Deliverer
 
 
 class App:

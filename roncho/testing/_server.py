@@ -21,11 +21,11 @@ from urllib.parse import parse_qsl, unquote, urlsplit
 from . import _auth, _control
 from ._app import App
 from ._common import ApiError
+from ._deliveries import Delivery
 from ._deriver import Deriver, DeriverRecord
 from ._faults import Faults, error_event, split_utf8_chunks
 from ._options import Options
 from ._web import Request, Response, error_response, json_response
-from ._webhooks import Delivery
 
 # Seconds a handler waits for the rest of a request before giving up on the client.
 SOCKET_TIMEOUT = 5.0

@@ -14,7 +14,7 @@ import pytest
 from emu_http import WAIT, Api, wait_for
 
 import roncho
-from roncho.testing import FakeHoncho, _cli, _webhooks
+from roncho.testing import FakeHoncho, _cli, _deliveries
 from roncho.webhooks import QueueEmptyEvent, verify
 
 SECRET = "emulator-webhook-secret"
@@ -276,15 +276,15 @@ def test_a_500_is_not_retried_and_a_down_receiver_is_one_failed_attempt(
 def test_only_loopback_unless_allow_remote(monkeypatch: pytest.MonkeyPatch) -> None:
     """A host name that resolves elsewhere is not posted to (resolution faked: no traffic)."""
 
-    real = _webhooks.socket.getaddrinfo
+    real = _deliveries.socket.getaddrinfo
 
     def resolve(host: str, port: int, *args: Any, **kwargs: Any) -> list[Any]:
         if host == "hooks.example":
             return [(2, 1, 6, "", ("203.0.113.7", port))]
         return real(host, port, *args, **kwargs)
 
-    monkeypatch.setattr(_webhooks.socket, "getaddrinfo", resolve)
-    assert _webhooks._not_loopback("http://hooks.example/h") is not None
+    monkeypatch.setattr(_deliveries.socket, "getaddrinfo", resolve)
+    assert _deliveries._not_loopback("http://hooks.example/h") is not None
     with FakeHoncho(webhook_secret=SECRET) as fake:
         api = Api(fake.port)
         api.post("/v3/workspaces", {"id": "w1"})

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from roncho.workbook import DeriverConfig, Finding, open_target, wait_until
-from roncho.workbook._webhooks import (
+from roncho.workbook._push import (
     BEHIND,
     DELIVERED,
     LOST,

@@ -8,7 +8,7 @@ deleted and made again starts with none, as the server's cascade leaves it. The 
 An event becomes what the server's ``deliver_webhook`` sends: body
 ``{"data":...,"timestamp":"...Z","type":...}`` as compact JSON with sorted keys, signed
 with the secret (``X-Honcho-Signature``, hex HMAC-SHA256 of the body), one post per
-endpoint the workspace has. The posting itself is ``roncho.testing._webhooks.Deliverer``'s
+endpoint the workspace has. The posting itself is ``roncho.testing._deliveries.Deliverer``'s
 (a thread of its own); without a secret nothing is signed, and the deliverer only journals
 that nothing was sent, as the server logs it.
 """
