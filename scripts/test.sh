@@ -104,16 +104,33 @@ stop_library_tests() {
 trap 'stop_library_tests; exit 130' INT TERM
 trap stop_library_tests EXIT
 
-# Waits for the runs started above; shows each one's output whole; fails if any failed.
-library_tests_results() {
-    local i rc status=0
+# Waits for the runs started above and keeps each one's exit; says how long each took (its
+# log's last line, "-- exit N (T s)"): the stage that shows them starts only after they
+# ended, so its own time says nothing of theirs.
+library_rcs=()
+library_tests_wait() {
+    local i
     for i in "${!library_pids[@]}"; do
-        wait "${library_pids[$i]}"; rc=$?
-        echo "-- pytest on ${library_names[$i]}:"
-        cat "${library_logs[$i]}"
-        [ "$rc" -eq 0 ] || status=$rc
+        wait "${library_pids[$i]}"; library_rcs[$i]=$?
     done
     library_pids=()
+}
+library_tests_took() {
+    local i took text=""
+    for i in "${!library_logs[@]}"; do
+        took=$(sed -n 's/^-- exit [0-9]* (\([0-9]*\) s)$/\1/p' "${library_logs[$i]}" | tail -n 1)
+        text+=", ${library_names[$i]} ${took:-?} s"
+    done
+    echo "${text#, }"
+}
+# Shows each run's output whole; fails if any failed.
+library_tests_results() {
+    local i status=0
+    for i in "${!library_logs[@]}"; do
+        echo "-- pytest on ${library_names[$i]}:"
+        cat "${library_logs[$i]}"
+        [ "${library_rcs[$i]}" -eq 0 ] || status=${library_rcs[$i]}
+    done
     return "$status"
 }
 newer=() newer_names=()
@@ -155,7 +172,8 @@ stage "pytest (tests and notebooks)" .venv/bin/python -m pytest tests \
 
 if [ "$library_started" -eq 1 ]; then
     names_text=$(printf ' and %s' "${newer_names[@]}")
-    stage "pytest on ${names_text# and } (library tests; ran beside the stages above)" \
+    library_tests_wait
+    stage "pytest on ${names_text# and } (library tests, beside the stages above: $(library_tests_took))" \
         library_tests_results
 fi
 
