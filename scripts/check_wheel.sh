@@ -2,7 +2,8 @@
 # Builds roncho's sdist and wheel (the wheel from the sdist, so the sdist is shown complete)
 # and checks the wheel as memoryd will use it: installed with no package index into a clean
 # virtual environment outside the checkout, then scripts/wheel_smoke.py run from there.
-# Fails if the build prints a deprecation (issue 11: setuptools' license warning).
+# Fails if the build prints a deprecation (setuptools warns when the license is not an SPDX
+# expression; such a warning becomes an error in a later setuptools).
 # Needs python3 (>= 3.11) and package-index access for the build tools; writes only to a
 # temporary directory (and pip's cache), removed at the end.
 set -euo pipefail
