@@ -165,6 +165,17 @@ def _bare_env(home: Path) -> dict[str, str]:
     return env
 
 
+def _clone_without_tags(clone: Path, env: dict[str, str]) -> None:
+    """A clone of this checkout as a newcomer's is: with none of the tags this checkout may
+    have (after `scripts/tag_releases.py` ran here, a plain clone would copy them, and the
+    tests below would find the script's work done, or their own tag already taken)."""
+    _git(
+        "clone", "--quiet", "--shared", "--no-checkout", "--no-tags", str(ROOT), str(clone),
+        env=env,
+    )  # fmt: skip
+    assert _git("tag", "--list", cwd=clone, env=env) == "", "the clone has tags"
+
+
 def test_the_tag_script_makes_the_same_tags_in_a_clone_with_no_git_identity(
     tmp_path: Path,
 ) -> None:
@@ -173,7 +184,7 @@ def test_the_tag_script_makes_the_same_tags_in_a_clone_with_no_git_identity(
     objects = []
     for name in ("one", "two"):
         clone = tmp_path / name
-        _git("clone", "--quiet", "--shared", "--no-checkout", str(ROOT), str(clone), env=env)
+        _clone_without_tags(clone, env)
         (clone / "scripts").mkdir()
         shutil.copy(ROOT / "scripts" / "tag_releases.py", clone / "scripts")
         shutil.copy(ROOT / "CHANGELOG.md", clone)
@@ -203,7 +214,7 @@ def test_the_tag_script_refuses_to_move_a_tag(tmp_path: Path) -> None:
     _own_history_or_skip()
     env = _bare_env(tmp_path)
     clone = tmp_path / "clone"
-    _git("clone", "--quiet", "--shared", "--no-checkout", str(ROOT), str(clone), env=env)
+    _clone_without_tags(clone, env)
     (clone / "scripts").mkdir()
     shutil.copy(ROOT / "scripts" / "tag_releases.py", clone / "scripts")
     shutil.copy(ROOT / "CHANGELOG.md", clone)
