@@ -139,7 +139,7 @@ def _field(record: str, statement: ast.AnnAssign, lines: list[str]) -> Field:
     if default is not None and default != FRESH:
         try:
             value = ast.literal_eval(default)
-        except ValueError:
+        except (ValueError, SyntaxError):
             raise SystemExit(f"{record}.{name}: default {default!r} is not a literal") from None
         if isinstance(value, list | dict | set):
             raise SystemExit(f"{record}.{name}: a default is shared; only {FRESH} is made anew")
