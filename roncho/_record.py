@@ -1,11 +1,12 @@
 """``Record``: what every model of ``_models`` is, written once as a plain base class.
 
-A record's fields are its ``__slots__``, in order; each record writes out its own
-``__init__`` (the parameters a reader sees, and every check). This base adds what a frozen
-dataclass would: assignment and deletion refused, equality and hashing by the fields in
-order, a repr of them, copying and pickling by them, and ``replace()``. Nothing is made at
-import time: creating a dataclass runs generated code for every class, which cost most of
-``import roncho``.
+A record declares its fields as annotations (a default in a comment after one); its
+``__slots__`` (the fields, in order) and its keyword-only ``__init__`` are written out in
+the class by scripts/render_records.py, as committed text a reader sees. This base adds
+what a frozen dataclass would: assignment and deletion refused, equality and hashing by
+the fields in order, a repr of them, copying and pickling by them, and ``replace()``.
+Nothing is made at import time: creating a dataclass runs generated code for every class,
+which cost most of ``import roncho``.
 """
 
 from __future__ import annotations

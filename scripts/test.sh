@@ -32,6 +32,8 @@ stage "docs/api.md's models are up to date with the code" \
     .venv/bin/python scripts/render_api.py --check
 stage "Client's and AsyncClient's methods are up to date with roncho/_operations/" \
     .venv/bin/python scripts/render_clients.py --check
+stage "the records' __slots__ and __init__ are up to date with their fields (roncho/_models/)" \
+    .venv/bin/python scripts/render_records.py --check
 stage "benchmarks, smoke mode (one short round: checks the benchmark runs, asserts no speed)" \
     bash -c '.venv/bin/python benchmarks/run.py --smoke --no-sdk > /dev/null'
 

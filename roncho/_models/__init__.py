@@ -1,7 +1,9 @@
 """Frozen records for what Honcho answers, and for what roncho sends.
 
 Every model is a plain class on ``_record.Record`` (frozen, compared, hashed, copied and
-pickled by its fields, the ``__slots__``), with its ``__init__`` written out. Each answer
+pickled by its fields, the ``__slots__``). A model is declared by its fields, each an
+annotation (its default in a comment after it), and its ``from_json``; its ``__slots__``
+and ``__init__`` are written out from the fields by scripts/render_records.py. Each answer
 model has one decoder, its ``from_json``, written out: it reads the keys memoryd relies on
 (through ``_decode.Fields``), raises DecodeError naming the operation and the field when
 one is missing or mistyped, and ignores every key the server adds. Timestamps stay RFC 3339

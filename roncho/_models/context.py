@@ -14,15 +14,16 @@ from .messages import Message
 class Summary(Record):
     """A session summary the deriver wrote: the text and what it covers."""
 
-    __slots__ = ("content", "message_id", "summary_type", "token_count", "created_at")
-
     content: str
     message_id: str
     """The public id of the last message the summary covers."""
     summary_type: str
     """``honcho_chat_summary_short`` or ``honcho_chat_summary_long`` on Honcho 3.0.12."""
     token_count: int
-    created_at: str | None
+    created_at: str | None  # default: None
+
+    # BEGIN GENERATED record (scripts/render_records.py)
+    __slots__ = ("content", "message_id", "summary_type", "token_count", "created_at")
 
     def __init__(
         self,
@@ -38,6 +39,8 @@ class Summary(Record):
         store(self, "summary_type", summary_type)
         store(self, "token_count", token_count)
         store(self, "created_at", created_at)
+
+    # END GENERATED record
 
     @classmethod
     def from_json(cls, data: object, op: str) -> Summary:
@@ -59,12 +62,13 @@ def _summary(f: Fields, key: str) -> Summary | None:
 class Summaries(Record):
     """A session's summaries; each is None until the deriver has written it."""
 
-    __slots__ = ("id", "short", "long")
-
     id: str
     """The session's id."""
-    short: Summary | None
-    long: Summary | None
+    short: Summary | None  # default: None
+    long: Summary | None  # default: None
+
+    # BEGIN GENERATED record (scripts/render_records.py)
+    __slots__ = ("id", "short", "long")
 
     def __init__(
         self, *, id: str, short: Summary | None = None, long: Summary | None = None
@@ -72,6 +76,8 @@ class Summaries(Record):
         store(self, "id", id)
         store(self, "short", short)
         store(self, "long", long)
+
+    # END GENERATED record
 
     @classmethod
     def from_json(cls, data: object, op: str) -> Summaries:
@@ -88,14 +94,15 @@ class SessionContext(Record):
     first), the summary of what came before them when there is one and it was asked for,
     and, when a ``peer_target`` was named, that peer's representation and card."""
 
-    __slots__ = ("id", "messages", "summary", "peer_representation", "peer_card")
-
     id: str
     """The session's id."""
-    messages: tuple[Message, ...]
-    summary: Summary | None
-    peer_representation: str | None
-    peer_card: tuple[str, ...] | None
+    messages: tuple[Message, ...]  # default: ()
+    summary: Summary | None  # default: None
+    peer_representation: str | None  # default: None
+    peer_card: tuple[str, ...] | None  # default: None
+
+    # BEGIN GENERATED record (scripts/render_records.py)
+    __slots__ = ("id", "messages", "summary", "peer_representation", "peer_card")
 
     def __init__(
         self,
@@ -111,6 +118,8 @@ class SessionContext(Record):
         store(self, "summary", summary)
         store(self, "peer_representation", peer_representation)
         store(self, "peer_card", peer_card)
+
+    # END GENERATED record
 
     @classmethod
     def from_json(cls, data: object, op: str) -> SessionContext:
@@ -131,12 +140,13 @@ class PeerContext(Record):
     """What ``peer_id`` knows of ``target_id`` (itself unless a target was named): the
     representation as Markdown text and the peer card, each None when there is none."""
 
-    __slots__ = ("peer_id", "target_id", "representation", "peer_card")
-
     peer_id: str
     target_id: str
-    representation: str | None
-    peer_card: tuple[str, ...] | None
+    representation: str | None  # default: None
+    peer_card: tuple[str, ...] | None  # default: None
+
+    # BEGIN GENERATED record (scripts/render_records.py)
+    __slots__ = ("peer_id", "target_id", "representation", "peer_card")
 
     def __init__(
         self,
@@ -150,6 +160,8 @@ class PeerContext(Record):
         store(self, "target_id", target_id)
         store(self, "representation", representation)
         store(self, "peer_card", peer_card)
+
+    # END GENERATED record
 
     @classmethod
     def from_json(cls, data: object, op: str) -> PeerContext:
@@ -165,13 +177,14 @@ class PeerContext(Record):
 class Scope(Record):
     """A named group of sessions, a boundary for what reads may draw on (Honcho 3.1)."""
 
-    __slots__ = ("id", "metadata", "created_at", "created")
-
     id: str
-    metadata: JSON
-    created_at: str | None
-    created: bool | None
+    metadata: JSON  # default: {}
+    created_at: str | None  # default: None
+    created: bool | None  # default: None
     """True when get-or-create made it (201), False when it existed (200), else None."""
+
+    # BEGIN GENERATED record (scripts/render_records.py)
+    __slots__ = ("id", "metadata", "created_at", "created")
 
     def __init__(
         self,
@@ -185,6 +198,8 @@ class Scope(Record):
         store(self, "metadata", {} if metadata is None else metadata)
         store(self, "created_at", created_at)
         store(self, "created", created)
+
+    # END GENERATED record
 
     @classmethod
     def from_json(cls, data: object, op: str, created: bool | None = None) -> Scope:
@@ -200,14 +215,15 @@ class Scope(Record):
 class ScopeBackfill(Record):
     """The copy of one member session's existing documents into a scope."""
 
-    __slots__ = ("session_id", "state", "updated_at", "docs_copied")
-
     session_id: str
     state: str
     """``"pending"``, ``"completed"`` or ``"failed"``."""
-    updated_at: str | None
-    docs_copied: int | None
+    updated_at: str | None  # default: None
+    docs_copied: int | None  # default: None
     """Set once the backfill has completed."""
+
+    # BEGIN GENERATED record (scripts/render_records.py)
+    __slots__ = ("session_id", "state", "updated_at", "docs_copied")
 
     def __init__(
         self,
@@ -221,6 +237,8 @@ class ScopeBackfill(Record):
         store(self, "state", state)
         store(self, "updated_at", updated_at)
         store(self, "docs_copied", docs_copied)
+
+    # END GENERATED record
 
     @classmethod
     def from_json(cls, data: object, op: str, session_id: str) -> ScopeBackfill:
@@ -236,12 +254,15 @@ class ScopeBackfill(Record):
 class ScopeStatus(Record):
     """Each member session's backfill, by session id; empty when none was ever started."""
 
-    __slots__ = ("backfill",)
+    backfill: Mapping[str, ScopeBackfill]  # default: {}
 
-    backfill: Mapping[str, ScopeBackfill]
+    # BEGIN GENERATED record (scripts/render_records.py)
+    __slots__ = ("backfill",)
 
     def __init__(self, *, backfill: Mapping[str, ScopeBackfill] | None = None) -> None:
         store(self, "backfill", {} if backfill is None else backfill)
+
+    # END GENERATED record
 
     @property
     def pending(self) -> bool:

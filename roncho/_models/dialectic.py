@@ -13,14 +13,17 @@ from .messages import Evidence
 class ChatAnswer(Record):
     """The dialectic's answer; ``content`` is None when the server had nothing to say."""
 
-    __slots__ = ("content", "evidence")
-
     content: str | None
-    evidence: Evidence | None
+    evidence: Evidence | None  # default: None
+
+    # BEGIN GENERATED record (scripts/render_records.py)
+    __slots__ = ("content", "evidence")
 
     def __init__(self, *, content: str | None, evidence: Evidence | None = None) -> None:
         store(self, "content", content)
         store(self, "evidence", evidence)
+
+    # END GENERATED record
 
     @classmethod
     def from_json(cls, data: object, op: str) -> ChatAnswer:
@@ -33,11 +36,12 @@ class ChatAnswer(Record):
 class ChatChunk(Record):
     """One piece of a streamed answer; the last one has ``done`` set (and any evidence)."""
 
-    __slots__ = ("content", "done", "evidence")
-
     content: str
-    done: bool
-    evidence: Evidence | None
+    done: bool  # default: False
+    evidence: Evidence | None  # default: None
+
+    # BEGIN GENERATED record (scripts/render_records.py)
+    __slots__ = ("content", "done", "evidence")
 
     def __init__(
         self, *, content: str, done: bool = False, evidence: Evidence | None = None
@@ -45,6 +49,8 @@ class ChatChunk(Record):
         store(self, "content", content)
         store(self, "done", done)
         store(self, "evidence", evidence)
+
+    # END GENERATED record
 
     @classmethod
     def from_json(cls, data: object, op: str) -> ChatChunk:
@@ -64,6 +70,13 @@ class ChatChunk(Record):
 class SessionQueueStatus(Record):
     """Queue counts for one session, keyed by the server's internal session id."""
 
+    session_id: str
+    total_work_units: int
+    completed_work_units: int
+    in_progress_work_units: int
+    pending_work_units: int
+
+    # BEGIN GENERATED record (scripts/render_records.py)
     __slots__ = (
         "session_id",
         "total_work_units",
@@ -71,12 +84,6 @@ class SessionQueueStatus(Record):
         "in_progress_work_units",
         "pending_work_units",
     )
-
-    session_id: str
-    total_work_units: int
-    completed_work_units: int
-    in_progress_work_units: int
-    pending_work_units: int
 
     def __init__(
         self,
@@ -92,6 +99,8 @@ class SessionQueueStatus(Record):
         store(self, "completed_work_units", completed_work_units)
         store(self, "in_progress_work_units", in_progress_work_units)
         store(self, "pending_work_units", pending_work_units)
+
+    # END GENERATED record
 
     @classmethod
     def from_json(cls, data: object, op: str, key: str) -> SessionQueueStatus:
@@ -113,6 +122,13 @@ class QueueStatus(Record):
     ``sessions`` is keyed by the server's internal session id, not the session name.
     """
 
+    total_work_units: int
+    completed_work_units: int
+    in_progress_work_units: int
+    pending_work_units: int
+    sessions: Mapping[str, SessionQueueStatus]  # default: {}
+
+    # BEGIN GENERATED record (scripts/render_records.py)
     __slots__ = (
         "total_work_units",
         "completed_work_units",
@@ -120,12 +136,6 @@ class QueueStatus(Record):
         "pending_work_units",
         "sessions",
     )
-
-    total_work_units: int
-    completed_work_units: int
-    in_progress_work_units: int
-    pending_work_units: int
-    sessions: Mapping[str, SessionQueueStatus]
 
     def __init__(
         self,
@@ -141,6 +151,8 @@ class QueueStatus(Record):
         store(self, "in_progress_work_units", in_progress_work_units)
         store(self, "pending_work_units", pending_work_units)
         store(self, "sessions", {} if sessions is None else sessions)
+
+    # END GENERATED record
 
     @property
     def idle(self) -> bool:

@@ -17,14 +17,15 @@ T = TypeVar("T")
 class Workspace(Record):
     """A workspace: the unit a key is scoped to. ``created`` is set only by get-or-create."""
 
-    __slots__ = ("id", "metadata", "configuration", "created_at", "created")
-
     id: str
-    metadata: JSON
-    configuration: JSON
-    created_at: str | None
-    created: bool | None
+    metadata: JSON  # default: {}
+    configuration: JSON  # default: {}
+    created_at: str | None  # default: None
+    created: bool | None  # default: None
     """True when get-or-create made it (201), False when it existed (200), else None."""
+
+    # BEGIN GENERATED record (scripts/render_records.py)
+    __slots__ = ("id", "metadata", "configuration", "created_at", "created")
 
     def __init__(
         self,
@@ -41,6 +42,8 @@ class Workspace(Record):
         store(self, "created_at", created_at)
         store(self, "created", created)
 
+    # END GENERATED record
+
     @classmethod
     def from_json(cls, data: object, op: str, created: bool | None = None) -> Workspace:
         f = Fields(data, op, "workspace")
@@ -56,15 +59,16 @@ class Workspace(Record):
 class Peer(Record):
     """A participant (user, agent) whose messages can be observed and reasoned about."""
 
-    __slots__ = ("id", "metadata", "configuration", "created_at", "created", "workspace_id")
-
     id: str
-    metadata: JSON
-    configuration: JSON
-    created_at: str | None
-    created: bool | None
+    metadata: JSON  # default: {}
+    configuration: JSON  # default: {}
+    created_at: str | None  # default: None
+    created: bool | None  # default: None
     """True when get-or-create made it (201), False when it existed (200), else None."""
-    workspace_id: str | None
+    workspace_id: str | None  # default: None
+
+    # BEGIN GENERATED record (scripts/render_records.py)
+    __slots__ = ("id", "metadata", "configuration", "created_at", "created", "workspace_id")
 
     def __init__(
         self,
@@ -83,6 +87,8 @@ class Peer(Record):
         store(self, "created", created)
         store(self, "workspace_id", workspace_id)
 
+    # END GENERATED record
+
     @classmethod
     def from_json(cls, data: object, op: str, created: bool | None = None) -> Peer:
         f = Fields(data, op, "peer")
@@ -99,6 +105,16 @@ class Peer(Record):
 class Session(Record):
     """A conversation; ``is_active`` turns false at once when it is deleted."""
 
+    id: str
+    metadata: JSON  # default: {}
+    configuration: JSON  # default: {}
+    created_at: str | None  # default: None
+    created: bool | None  # default: None
+    """True when get-or-create made it (201), False when it existed (200), else None."""
+    workspace_id: str | None  # default: None
+    is_active: bool  # default: True
+
+    # BEGIN GENERATED record (scripts/render_records.py)
     __slots__ = (
         "id",
         "metadata",
@@ -108,15 +124,6 @@ class Session(Record):
         "workspace_id",
         "is_active",
     )
-
-    id: str
-    metadata: JSON
-    configuration: JSON
-    created_at: str | None
-    created: bool | None
-    """True when get-or-create made it (201), False when it existed (200), else None."""
-    workspace_id: str | None
-    is_active: bool
 
     def __init__(
         self,
@@ -137,6 +144,8 @@ class Session(Record):
         store(self, "workspace_id", workspace_id)
         store(self, "is_active", is_active)
 
+    # END GENERATED record
+
     @classmethod
     def from_json(cls, data: object, op: str, created: bool | None = None) -> Session:
         f = Fields(data, op, "session")
@@ -154,15 +163,16 @@ class Session(Record):
 class WebhookEndpoint(Record):
     """A URL the server posts a workspace's events to (``roncho.webhooks`` reads them)."""
 
-    __slots__ = ("id", "url", "workspace_id", "created_at", "created")
-
     id: str
     url: str
-    workspace_id: str | None
-    created_at: str | None
-    created: bool | None
+    workspace_id: str | None  # default: None
+    created_at: str | None  # default: None
+    created: bool | None  # default: None
     """True when get-or-create made it (201), False when the URL was registered (200), else
     None (a list)."""
+
+    # BEGIN GENERATED record (scripts/render_records.py)
+    __slots__ = ("id", "url", "workspace_id", "created_at", "created")
 
     def __init__(
         self,
@@ -179,6 +189,8 @@ class WebhookEndpoint(Record):
         store(self, "created_at", created_at)
         store(self, "created", created)
 
+    # END GENERATED record
+
     @classmethod
     def from_json(cls, data: object, op: str, created: bool | None = None) -> WebhookEndpoint:
         f = Fields(data, op, "webhook endpoint")
@@ -194,10 +206,12 @@ class WebhookEndpoint(Record):
 class SessionPeerConfig(Record):
     """A peer's observation switches inside one session; None means "not set here"."""
 
-    __slots__ = ("observe_me", "observe_others")
+    observe_me: bool | None  # default: None
+    observe_others: bool | None  # default: None
 
-    observe_me: bool | None
-    observe_others: bool | None
+    # BEGIN GENERATED record (scripts/render_records.py)
+    __slots__ = ("observe_me", "observe_others")
+    # END GENERATED record
 
     def __init__(
         self, *, observe_me: bool | None = None, observe_others: bool | None = None
@@ -221,13 +235,14 @@ class SessionPeerConfig(Record):
 class Page(Record, Generic[T]):
     """One page of a list; ``pages`` is 0 when ``total`` is 0."""
 
-    __slots__ = ("items", "total", "page", "size", "pages")
-
     items: tuple[T, ...]
     total: int
     page: int
     size: int
     pages: int
+
+    # BEGIN GENERATED record (scripts/render_records.py)
+    __slots__ = ("items", "total", "page", "size", "pages")
 
     def __init__(
         self, *, items: tuple[T, ...], total: int, page: int, size: int, pages: int
@@ -237,6 +252,8 @@ class Page(Record, Generic[T]):
         store(self, "page", page)
         store(self, "size", size)
         store(self, "pages", pages)
+
+    # END GENERATED record
 
     @classmethod
     def decode(cls, data: object, op: str, item: Callable[[object, str], T]) -> Page[T]:
@@ -257,12 +274,15 @@ class Page(Record, Generic[T]):
 class Health(Record):
     """``GET /health``. Honcho 3.2 reveals no version here (nor in any header)."""
 
-    __slots__ = ("status",)
-
     status: str
+
+    # BEGIN GENERATED record (scripts/render_records.py)
+    __slots__ = ("status",)
 
     def __init__(self, *, status: str) -> None:
         store(self, "status", status)
+
+    # END GENERATED record
 
     @property
     def ok(self) -> bool:
@@ -277,12 +297,15 @@ class Health(Record):
 class DeleteAccepted(Record):
     """A 202 for a session or workspace delete: accepted, purged later in the background."""
 
-    __slots__ = ("message",)
+    message: str | None  # default: None
 
-    message: str | None
+    # BEGIN GENERATED record (scripts/render_records.py)
+    __slots__ = ("message",)
 
     def __init__(self, *, message: str | None = None) -> None:
         store(self, "message", message)
+
+    # END GENERATED record
 
     @classmethod
     def from_json(cls, data: object, op: str) -> DeleteAccepted:

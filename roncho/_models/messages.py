@@ -31,6 +31,16 @@ from .._record import Record, store
 class Message(Record):
     """A stored message. Required are only the fields memoryd reads; ``role`` is not sent."""
 
+    id: str
+    content: str
+    peer_id: str
+    session_id: str
+    created_at: str
+    metadata: JSON
+    workspace_id: str | None  # default: None
+    token_count: int | None  # default: None
+
+    # BEGIN GENERATED record (scripts/render_records.py)
     __slots__ = (
         "id",
         "content",
@@ -41,15 +51,6 @@ class Message(Record):
         "workspace_id",
         "token_count",
     )
-
-    id: str
-    content: str
-    peer_id: str
-    session_id: str
-    created_at: str
-    metadata: JSON
-    workspace_id: str | None
-    token_count: int | None
 
     def __init__(
         self,
@@ -72,6 +73,8 @@ class Message(Record):
         store(self, "workspace_id", workspace_id)
         store(self, "token_count", token_count)
 
+    # END GENERATED record
+
     @classmethod
     def from_json(cls, data: object, op: str) -> Message:
         message = _well_formed_message(data)
@@ -90,46 +93,74 @@ class Message(Record):
         )
 
 
+# The speed path roncho keeps: pages of messages are most of what it decodes, and reading
+# one through Fields costs about half again as much. Written from Message.from_json's reads
+# (scripts/render_records.py), so a field added there is read here too;
+# tests/unit/test_properties.py holds it to the Fields reading on generated messages.
+# BEGIN GENERATED fast path: Message (scripts/render_records.py)
 def _well_formed_message(data: object) -> Message | None:
-    """The speed path of Message.from_json, the one roncho keeps: pages of messages are most
-    of what it decodes, and reading one through Fields costs about half again as much. A
-    message whose every field is as it should be is read in one pass; for anything else it
-    gives None, and the Fields reading (with its errors) decides. JSON gives exact types, so
-    ``type(...) is`` checks what Fields' isinstance() would. tests/unit/test_properties.py
-    holds it to the Fields reading on generated messages."""
+    """The speed path of Message.from_json, written from its reads by
+    scripts/render_records.py: a value whose every field is as it should be is read in
+    one pass; for anything else it gives None, and the Fields reading (with its errors)
+    decides."""
     if type(data) is not dict:
         return None
     get = data.get
-    id_, content, peer, session = get("id"), get("content"), get("peer_id"), get("session_id")
-    created, metadata = get("created_at"), get("metadata")
-    workspace, tokens = get("workspace_id"), get("token_count")
-    if not (type(id_) is str and type(content) is str and type(peer) is str):
+    id_ = get("id")
+    if type(id_) is not str:
         return None
-    if type(session) is not str or type(created) is not str:
+    content = get("content")
+    if type(content) is not str:
         return None
+    peer_id = get("peer_id")
+    if type(peer_id) is not str:
+        return None
+    session_id = get("session_id")
+    if type(session_id) is not str:
+        return None
+    created_at = get("created_at")
+    if type(created_at) is not str:
+        return None
+    metadata = get("metadata")
     if metadata is None:
         metadata = {}
     elif type(metadata) is not dict:
         return None
-    if (workspace is not None and type(workspace) is not str) or (
-        tokens is not None and type(tokens) is not int  # never a bool
-    ):
+    workspace_id = get("workspace_id")
+    if workspace_id is not None and type(workspace_id) is not str:
+        return None
+    token_count = get("token_count")
+    if token_count is not None and type(token_count) is not int:
         return None
     message = object.__new__(Message)
     store(message, "id", id_)
     store(message, "content", content)
-    store(message, "peer_id", peer)
-    store(message, "session_id", session)
-    store(message, "created_at", created)
+    store(message, "peer_id", peer_id)
+    store(message, "session_id", session_id)
+    store(message, "created_at", created_at)
     store(message, "metadata", metadata)
-    store(message, "workspace_id", workspace)
-    store(message, "token_count", tokens)
+    store(message, "workspace_id", workspace_id)
+    store(message, "token_count", token_count)
     return message
+
+
+# END GENERATED fast path
 
 
 class Conclusion(Record):
     """What ``observer_id`` has concluded about ``observed_id``; explicit ones have no sources."""
 
+    id: str
+    content: str
+    observer_id: str
+    observed_id: str
+    session_id: str | None  # default: None
+    level: str | None  # default: None
+    created_at: str | None  # default: None
+    source_ids: tuple[str, ...] | None  # default: None
+    """Premise conclusion ids; the observed 3.2.0 server sends null for explicit ones."""
+
+    # BEGIN GENERATED record (scripts/render_records.py)
     __slots__ = (
         "id",
         "content",
@@ -140,16 +171,6 @@ class Conclusion(Record):
         "created_at",
         "source_ids",
     )
-
-    id: str
-    content: str
-    observer_id: str
-    observed_id: str
-    session_id: str | None
-    level: str | None
-    created_at: str | None
-    source_ids: tuple[str, ...] | None
-    """Premise conclusion ids; the observed 3.2.0 server sends null for explicit ones."""
 
     def __init__(
         self,
@@ -172,6 +193,8 @@ class Conclusion(Record):
         store(self, "created_at", created_at)
         store(self, "source_ids", source_ids)
 
+    # END GENERATED record
+
     @classmethod
     def from_json(cls, data: object, op: str) -> Conclusion:
         f = Fields(data, op, "conclusion")
@@ -190,12 +213,13 @@ class Conclusion(Record):
 class EvidenceMessage(Record):
     """A message the dialectic read (ids only, no content)."""
 
-    __slots__ = ("id", "session_id", "peer_id", "created_at")
-
     id: str
-    session_id: str | None
-    peer_id: str | None
-    created_at: str | None
+    session_id: str | None  # default: None
+    peer_id: str | None  # default: None
+    created_at: str | None  # default: None
+
+    # BEGIN GENERATED record (scripts/render_records.py)
+    __slots__ = ("id", "session_id", "peer_id", "created_at")
 
     def __init__(
         self,
@@ -209,6 +233,8 @@ class EvidenceMessage(Record):
         store(self, "session_id", session_id)
         store(self, "peer_id", peer_id)
         store(self, "created_at", created_at)
+
+    # END GENERATED record
 
     @classmethod
     def from_json(cls, data: object, op: str) -> EvidenceMessage:
@@ -224,12 +250,13 @@ class EvidenceMessage(Record):
 class Evidence(Record):
     """What the dialectic read to answer (OAS 3.3 ``include_evidence``)."""
 
-    __slots__ = ("conclusions", "messages", "tool_calls", "reasoning_trace_id")
+    conclusions: tuple[Conclusion, ...]  # default: ()
+    messages: tuple[EvidenceMessage, ...]  # default: ()
+    tool_calls: tuple[JSON, ...]  # default: ()
+    reasoning_trace_id: str | None  # default: None
 
-    conclusions: tuple[Conclusion, ...]
-    messages: tuple[EvidenceMessage, ...]
-    tool_calls: tuple[JSON, ...]
-    reasoning_trace_id: str | None
+    # BEGIN GENERATED record (scripts/render_records.py)
+    __slots__ = ("conclusions", "messages", "tool_calls", "reasoning_trace_id")
 
     def __init__(
         self,
@@ -243,6 +270,8 @@ class Evidence(Record):
         store(self, "messages", messages)
         store(self, "tool_calls", tool_calls)
         store(self, "reasoning_trace_id", reasoning_trace_id)
+
+    # END GENERATED record
 
     @classmethod
     def from_json(cls, data: object, op: str) -> Evidence:
@@ -262,19 +291,20 @@ class Evidence(Record):
 class MessageCreate(Record):
     """One message to add. ``configuration`` may hold only ``reasoning`` (server rule)."""
 
-    __slots__ = ("peer_id", "content", "metadata", "created_at", "configuration")
-    __match_args__ = ("peer_id", "content", "metadata", "created_at", "configuration")
-
     peer_id: str
     """The sender; the server creates an unknown peer and adds it to the session."""
     content: str
     """At most 25,000 characters (empty is allowed)."""
-    metadata: JSON | None
+    metadata: JSON | None  # default: None
     """A JSON object: at most 100 top-level keys, nested at most 5 levels."""
-    created_at: str | datetime | None
+    created_at: str | datetime | None  # default: None
     """When it was said: RFC 3339 text or an aware datetime; None: the server's now."""
-    configuration: JSON | None
+    configuration: JSON | None  # default: None
     """Only ``{"reasoning": {...}}`` (refused here otherwise: the server drops the rest)."""
+
+    # BEGIN GENERATED record, positional (scripts/render_records.py)
+    __slots__ = ("peer_id", "content", "metadata", "created_at", "configuration")
+    __match_args__ = ("peer_id", "content", "metadata", "created_at", "configuration")
 
     def __init__(
         self,
@@ -289,6 +319,8 @@ class MessageCreate(Record):
         store(self, "metadata", metadata)
         store(self, "created_at", created_at)
         store(self, "configuration", configuration)
+
+    # END GENERATED record
 
     def to_json(self, where: str = "message") -> JSON:
         check_id(self.peer_id, f"{where}.peer_id")
@@ -317,17 +349,18 @@ class MessageCreate(Record):
 class ConclusionCreate(Record):
     """One conclusion to write: what ``observer_id`` concludes about ``observed_id``."""
 
-    __slots__ = ("content", "observer_id", "observed_id", "session_id")
-    __match_args__ = ("content", "observer_id", "observed_id", "session_id")
-
     content: str
     """1 to 65,535 characters (the server also caps its tokens)."""
     observer_id: str
     """The peer holding the conclusion; it must exist (else 404)."""
     observed_id: str
     """The peer it is about; it must exist (else 404)."""
-    session_id: str | None
+    session_id: str | None  # default: None
     """An active session it belongs to, deleted with it; None: kept until deleted."""
+
+    # BEGIN GENERATED record, positional (scripts/render_records.py)
+    __slots__ = ("content", "observer_id", "observed_id", "session_id")
+    __match_args__ = ("content", "observer_id", "observed_id", "session_id")
 
     def __init__(
         self, content: str, observer_id: str, observed_id: str, session_id: str | None = None
@@ -336,6 +369,8 @@ class ConclusionCreate(Record):
         store(self, "observer_id", observer_id)
         store(self, "observed_id", observed_id)
         store(self, "session_id", session_id)
+
+    # END GENERATED record
 
     def to_json(self, where: str = "conclusion") -> JSON:
         body: JSON = {
