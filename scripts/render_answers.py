@@ -306,11 +306,14 @@ def variance(items: Sequence[Measured]) -> str:
         kinds = {compare(a.answer, b.answer).kind for runs in repeated
                  for a, b in itertools.pairwise(runs)}  # fmt: skip
         count = max(len(runs) for runs in repeated)
+        on = ", ".join(sorted({runs[0].release for runs in repeated}))
         if kinds <= {"same"}:
-            said.append(f"steady: the same answer in {count} runs under the same conditions")
+            said.append(
+                f"steady: the same answer in {count} runs on {on} under the same conditions"
+            )
         else:
             said.append(
-                f"differs between {count} runs under the same conditions "
+                f"differs between {count} runs on {on} under the same conditions "
                 f"({', '.join(sorted(kinds - {'same'}))}: see ACROSS.md)"
             )
     return "; ".join(said) or "not repeated: one run per conditions"

@@ -480,6 +480,7 @@ fi
 if [ -n "$RESULTS" ] && [ -n "$(recorded "$RESULTS" 2)" ]; then
     echo "dated notebook results:"
     recorded "$RESULTS" 2 | sed 's/^/  /'
+    echo "  next: scripts/render_answers.py (docs/answers.md: what memoryd should do, per version)"
 else
     echo "dated notebook results: none kept (the notebooks ran in a temporary folder; add --results results)"
 fi

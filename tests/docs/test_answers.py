@@ -79,7 +79,7 @@ def test_the_acceptance_command_takes_the_flags_it_is_given() -> None:
 def test_q10_says_its_long_summary_varies_with_the_rate() -> None:
     rows = _rows(PAGE.read_text(encoding="utf-8"))
     assert "varies: 7/10 sessions kept the long summary on 3.0.12" in rows["Q10"][-2]
-    assert rows["Q1"][-2].startswith("steady: the same answer in 2 runs")
+    assert rows["Q1"][-2] == "steady: the same answer in 2 runs on 3.0.12 under the same conditions"
 
 
 def test_every_evidence_link_is_a_result_file() -> None:
