@@ -11,7 +11,11 @@
 # `ssh -N -L PORT:server:8000 host`; the differential and SDK stages refuse other addresses)
 #
 #   bash scripts/test-real.sh [--record DIR] [--results DIR] [--deriver-flush on|off]
-#                             [--age-gate SECONDS] [--read-workspace NAME]
+#                             [--age-gate SECONDS] [--read-workspace NAME] [--expect-auth on|off]
+#
+# --expect-auth on|off: whether authentication should be on at the given server, as its owner
+# means it to be; Q1's verdict line holds the server to it (without it, Q1 is not judged and
+# says so). On the kit it is known: off at its API, on at its auth API.
 #
 # What it writes on the server: only workspaces it creates itself, each under a new unique
 # name (roncho-live-* for the live suite, roncho-wb-* for the notebooks, roncho-diff-* and
@@ -43,9 +47,11 @@
 # removed at the end, so the working tree is unchanged; --results DIR keeps them in DIR as
 # dated runs whose folder names say the server and its deriver settings (--results results:
 # the workbook's record). One verdict line per stage: PASS, FAIL, or SKIP with why (a stage
-# whose command exits 77 says SKIP with its last line, as in scripts/stages.sh). The last
-# line is the overall verdict, taken from the answers (scripts/fitness.py): the server is fit
-# for memoryd, or it is not and why. Exit 1 if any stage failed or the server is not fit.
+# whose command exits 77 says SKIP with its last line, as in scripts/stages.sh). Then the
+# verdict from the answers (scripts/fitness.py): a line per question (Q1 to Q10) and per stage
+# that checks roncho against the server, each PASS, FAIL or SKIP with why, and last the
+# overall line: the server is fit for memoryd, or it is not and every reason. Exit 1 if any
+# stage failed or the server is not fit.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 ROOT="$(pwd)"
@@ -53,6 +59,7 @@ ROOT="$(pwd)"
 RECORD=""
 RESULTS=""
 READ_WORKSPACE=""
+EXPECT_AUTH=""
 GIVEN_DERIVER=()
 while [ $# -gt 0 ]; do
     case "$1" in
@@ -60,6 +67,8 @@ while [ $# -gt 0 ]; do
         --results) RESULTS="$(mkdir -p "$2" && cd "$2" && pwd)" || exit 2; shift 2 ;;
         --deriver-flush|--age-gate) GIVEN_DERIVER+=("$1" "$2"); shift 2 ;;
         --read-workspace) READ_WORKSPACE="$2"; shift 2 ;;
+        --expect-auth) EXPECT_AUTH="$2"; shift 2
+            case "$EXPECT_AUTH" in on|off) ;; *) echo "test-real.sh: --expect-auth takes on or off" >&2; exit 2 ;; esac ;;
         -h|--help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0 ;;
         *) echo "test-real.sh: unknown argument $1" >&2; exit 2 ;;
     esac
@@ -471,6 +480,7 @@ fi
 if [ -n "$RESULTS" ] && [ -n "$(recorded "$RESULTS" 2)" ]; then
     echo "dated notebook results:"
     recorded "$RESULTS" 2 | sed 's/^/  /'
+    echo "  next: scripts/render_answers.py (docs/answers.md: what memoryd should do, per version)"
 else
     echo "dated notebook results: none kept (the notebooks ran in a temporary folder; add --results results)"
 fi
@@ -490,16 +500,21 @@ if [ "$MODE" = kit ] && [ "$FAILED" = 1 ] && [ -f "$RH_DIR/logs/deriver.log" ]; 
     grep -E ' - (ERROR|WARNING) - ' "$RH_DIR/logs/deriver.log" | grep -v 'Deleting workspace' | tail -n 8 | cut -c1-300
 fi
 
-# -- the overall verdict, from the answers (the run's last line) ----------------------------
-# The stage verdicts say what ran; this says whether the server suits memoryd: Q7's health,
-# Q3's releases against the deriver settings told, the delivery checks (Q9) and the live
-# suite (scripts/fitness.py). Not fit fails the run like a failed stage.
+# -- the overall verdict, from the answers (the run's last lines) ---------------------------
+# The stage verdicts say what ran; these say whether the server suits memoryd: a line per
+# question from the answers (Q1 against the auth the owner expects), a line per stage that
+# checks roncho against the server (the live suite, the differential, the SDK runs: each
+# stage line is handed over, scripts/fitness.py picks those), then the overall line. Not fit
+# fails the run like a failed stage.
 FITNESS_FLAGS=()
 for line in "${VERDICTS[@]}"; do
-    if [[ "$line" =~ ^test-real:\ (live\ suite[^:]*):\ (PASS|FAIL) ]]; then
-        FITNESS_FLAGS+=("--live-$([ "${BASH_REMATCH[2]}" = PASS ] && echo passed || echo failed)" "${BASH_REMATCH[1]}")
-    fi
+    FITNESS_FLAGS+=(--stage "$line")
 done
+if [ "$MODE" = kit ]; then
+    FITNESS_FLAGS+=(--expect-auth "$URL=off" --expect-auth "$AUTH_URL=on")
+elif [ -n "$EXPECT_AUTH" ]; then
+    FITNESS_FLAGS+=(--expect-auth "$EXPECT_AUTH")
+fi
 # Deliveries reach only the server's own host; without the secret they are not checked here.
 [ -n "${RONCHO_LIVE_WEBHOOK_SECRET:-}" ] ||
     FITNESS_FLAGS+=(--deliveries-unchecked "no RONCHO_LIVE_WEBHOOK_SECRET: run on the server's host to check them")

@@ -28,6 +28,7 @@ stage "ruff" .venv/bin/ruff check roncho tests scripts benchmarks notebooks/*.py
 stage "mypy (strict on roncho/)" .venv/bin/mypy
 stage "docs/compatibility.md is up to date with docs/observations" \
     .venv/bin/python scripts/render_compat.py --check docs/observations/*.json
+stage "docs/answers.md is up to date with results/" .venv/bin/python scripts/render_answers.py --check
 stage "docs/api.md's models are up to date with the code" \
     .venv/bin/python scripts/render_api.py --check
 stage "Client's and AsyncClient's methods are up to date with roncho/_operations/" \

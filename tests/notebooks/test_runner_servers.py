@@ -311,7 +311,7 @@ def test_help_gives_every_flag_a_line_and_its_default() -> None:
 def test_scratch_ids_are_masked_whatever_their_prefix(record: Record) -> None:
     after = record.runs["off"]
     (row,) = [x for x in after.across.splitlines() if x.startswith("| [q6_workspace_delete]")]
-    assert row == "| [q6_workspace_delete](#q6_workspace_delete) | A | A |"
+    assert row == "| [q6_workspace_delete](#q6_workspace_delete) | first | same |"
     # The answers did name their scratch workspaces, each with its own prefix.
     on = after.answer(_name(record.auth_on), "q6_workspace_delete")["answer"]
     off = after.answer(_name(record.auth_off, "flush-on"), "q6_workspace_delete")["answer"]

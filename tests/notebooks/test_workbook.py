@@ -650,9 +650,7 @@ def test_a_default_emulator_run_leaves_a_fresh_clone_clean(tmp_path: Path) -> No
     assert status.stdout == ""
 
 
-def test_across_page_gives_equal_behaviour_one_letter_and_a_change_another(
-    tmp_path: Path,
-) -> None:
+def test_across_page_sets_each_answer_against_the_run_before(tmp_path: Path) -> None:
     from roncho.workbook._across import render_across, write_across
 
     def run(folder: str, answer: str, version: str) -> None:
@@ -671,10 +669,15 @@ def test_across_page_gives_equal_behaviour_one_letter_and_a_change_another(
 
     run("2026-01-01/emulator", "409 'roncho-wb-1-aa'; gone within 0.3s.", "3.2.0-emulator")
     run("2026-01-02/honcho", "409 'roncho-wb-2-bb'; gone within 3.51s.", "3.0.12")
-    run("2026-01-03/honcho", "202 at once; gone within 3.4s.", "3.0.12")
+    run("2026-01-03/honcho", "409 'roncho-wb-3-cc'; gone within 3.4s.", "3.0.12")
+    run("2026-01-04/honcho", "202 at once; gone within 3.4s.", "3.0.12")
     page = render_across(tmp_path)
-    assert "| [q6_workspace_delete](#q6_workspace_delete) | A | A | B |" in page
-    assert "[2026-01-03/honcho](2026-01-03/honcho/q6_workspace_delete.md) | 3.0.12 | B |" in page
+    row = "| [q6_workspace_delete](#q6_workspace_delete) | first | moved | same | changed |"
+    assert row in page
+    assert (
+        "[2026-01-04/honcho](2026-01-04/honcho/q6_workspace_delete.md) | 3.0.12 | changed: was: "
+        "409 'roncho-wb-3-cc'; |"
+    ) in page
     assert write_across(tmp_path).read_text() == page  # regenerated, never edited
 
 

@@ -1,14 +1,25 @@
-"""scripts/fitness.py, the overall line that ends scripts/test-real.sh: fit only when the
-answers show it (Q7 health, Q3 as the deriver settings told, the delivery checks, the live
-suite), else NOT fit with every reason. Why: "notebooks: PASS" said that they ran, not that
-their answers suit memoryd, and the run ended with no single line an owner could act on."""
+"""scripts/fitness.py, the lines that end scripts/test-real.sh: one per question and stage (PASS,
+FAIL or SKIP with why), then fit only when no line failed, else NOT fit with every reason.
+Why: "notebooks: PASS" said that they ran, not that their answers suit memoryd; and a verdict
+that read only Q7, Q3, Q9 and the live suite let the rest of the run count for nothing.
+
+Each rule is held by an answer folder that must fail it: ``fitness_answers/fit/run`` is a run
+folder in the notebooks' shape (tables taken from the kit's runs in results/), fit as it is;
+each folder under ``fitness_answers/fails/`` changes one table of it (its ``case.json`` says
+what else: the owner's expectation, stage lines, tables removed, manifest fields) and must
+fail with exactly the line it names. Under ``fitness_answers/settings/``, what a deriver
+setting causes (a release not waited for, a push the batching held back, a race's rate):
+each must stay fit, with a line that says so.
+"""
 
 from __future__ import annotations
 
-import csv
+import json
+import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -17,154 +28,177 @@ sys.path.insert(0, str(ROOT / "scripts"))
 
 import fitness  # noqa: E402
 
-HEALTH = {"health status": "200", "health body": '{"status":"ok"}', "probe()": "ok",
-          "server_version()": "3.0.12"}  # fmt: skip
-RELEASE = {"size": "above", "gate": "tokens", "expected gate": "flush/tokens",
-           "check": "consistent"}  # fmt: skip
-SWITCH = {"case": "peer observe_me false", "verdict": "stopped", "agrees": "True"}
-TRIAL = {"event": "True", "complete_at_event": "True", "verified": "True"}
+ANSWERS = Path(__file__).with_name("fitness_answers")
+FIT = ANSWERS / "fit" / "run"
+QUESTIONS = [
+    "Q1 auth",
+    "Q2 deletion",
+    "Q3 deriver latency",
+    "Q3 derivation switches",
+    "Q4 filters",
+    "Q5 provenance",
+    "Q6 workspace delete",
+    "Q7 health",
+    "Q8 differences",
+    "Q9 webhooks",
+    "Q10 context",
+]
 
 
-def _table(folder: Path, name: str, rows: list[dict[str, str]]) -> None:
-    folder.mkdir(parents=True, exist_ok=True)
-    with (folder / f"{name}.csv").open("w", newline="", encoding="utf-8") as handle:
-        writer = csv.DictWriter(handle, fieldnames=list(rows[0]))
-        writer.writeheader()
-        writer.writerows(rows)
+def _cases(kind: str) -> list[Path]:
+    return sorted(p for p in (ANSWERS / kind).iterdir() if p.is_dir())
 
 
-def _run_folder(folder: Path, **overrides: list[dict[str, str]]) -> Path:
-    tables = {
-        "q7_health__answers": [HEALTH],
-        "q3_deriver_latency__latency": [RELEASE, RELEASE],
-        "q3_derivation_switches__switches": [SWITCH],
-        "q9_webhooks__trials": [TRIAL, TRIAL, TRIAL],
-    }
-    tables.update(overrides)
-    for name, rows in tables.items():
-        if rows:
-            _table(folder, name, rows)
-    return folder
+def _merge(base: dict[str, Any], changes: dict[str, Any]) -> dict[str, Any]:
+    merged = dict(base)
+    for key, value in changes.items():
+        merged[key] = _merge(base.get(key, {}), value) if isinstance(value, dict) else value
+    return merged
 
 
-def test_answers_that_hold_are_fit_and_say_what_was_shown(tmp_path: Path) -> None:
-    verdict = fitness.judge([_run_folder(tmp_path / "run")], live_passed=["live suite, auth off"])
-    assert verdict.fit
-    assert verdict.line() == (
-        "test-real: the server is fit for memoryd: Q7 /health 200 ok (3.0.12); "
-        "Q3 2 releases as the deriver settings told; 1 derivation switch cases as the source "
-        "says; deliveries 3/3 complete at the event; live suite, auth off passed"
-    )
-
-
-def test_answers_spread_over_several_run_folders_are_read_together(tmp_path: Path) -> None:
-    flush_on = _run_folder(tmp_path / "flush-on")
-    batching = tmp_path / "flush-off"
-    _table(batching, "q3_deriver_latency__latency", [RELEASE])
-    auth = tmp_path / "auth"  # a folder with none of these answers (q1 only)
-    auth.mkdir()
-    verdict = fitness.judge([flush_on, batching, auth])
-    assert verdict.fit
-    assert "Q3 3 releases as the deriver settings told" in verdict.line()
-
-
-def test_a_release_the_told_settings_do_not_explain_is_not_fit(tmp_path: Path) -> None:
-    late = dict(RELEASE, size="below", gate="not released", **{"expected gate": "age"})
-    late["check"] = "INCONSISTENT"
-    unsettled = dict(RELEASE, check="unsettled (bound shorter than the age gate)")
+def _judge(case: Path, tmp_path: Path) -> tuple[fitness.Verdict, dict[str, Any]]:
+    """The fit run with the case's tables laid over it, judged as the case says."""
+    spec = json.loads((case / "case.json").read_text(encoding="utf-8"))
+    run = tmp_path / "run"
+    shutil.copytree(FIT, run)
+    for table in [*case.glob("*.csv"), *case.glob("*.answer.json")]:
+        shutil.copy(table, run / table.name)
+    for table in spec.get("remove", []):
+        (run / f"{table}.csv").unlink()
+    manifest = json.loads((run / "manifest.json").read_text(encoding="utf-8"))
+    (run / "manifest.json").write_text(json.dumps(_merge(manifest, spec.get("manifest", {}))))
+    expect = dict(fitness.expectation(e) for e in spec.get("expect_auth", ["off"]))
     verdict = fitness.judge(
-        [_run_folder(tmp_path, q3_deriver_latency__latency=[RELEASE, late, unsettled])]
+        [run], spec.get("stages", []), expect, spec.get("deliveries_unchecked", "")
     )
-    assert not verdict.fit
-    assert verdict.line() == (
-        "test-real: the server is NOT fit for memoryd: Q3: 1 of 3 releases disagree with the "
-        "deriver settings told (below the token gate: not released; expected age)"
-    )
+    return verdict, spec
 
 
-@pytest.mark.parametrize(
-    ("overrides", "reason"),
-    [
-        (
-            {"q7_health__answers": [dict(HEALTH, **{"health status": "503", "probe()": "down"})]},
-            'Q7: GET /health answered 503 {"status":"ok"}, probe() down',
-        ),
-        (
-            {"q3_derivation_switches__switches": [SWITCH, dict(SWITCH, agrees="False",
-                                                                 verdict="derived")]},
-            "Q3: 1 derivation switch case(s) not as the source says "
-            "(peer observe_me false: derived)",
-        ),
-        (
-            {"q9_webhooks__trials": [TRIAL, dict(TRIAL, event="False", complete_at_event="",
-                                                 verified="")]},
-            "Q9: 1 of 2 webhook trials got no queue.empty",
-        ),
-        (
-            {"q9_webhooks__trials": [dict(TRIAL, complete_at_event="False"),
-                                     dict(TRIAL, verified="False")]},
-            "Q9: 1 of 2 queue.empty came before every conclusion was readable, "
-            "1 of 2 deliveries had a bad signature",
-        ),
-    ],
-)  # fmt: skip
-def test_each_answer_that_does_not_hold_is_named(
-    tmp_path: Path, overrides: dict[str, list[dict[str, str]]], reason: str
-) -> None:
-    verdict = fitness.judge([_run_folder(tmp_path, **overrides)])
-    assert not verdict.fit
-    assert verdict.reasons == [reason]
-
-
-def test_unverified_deliveries_without_a_secret_are_not_counted_as_bad(tmp_path: Path) -> None:
-    trials = [dict(TRIAL, verified=""), dict(TRIAL, verified="")]
-    assert fitness.judge([_run_folder(tmp_path, q9_webhooks__trials=trials)]).fit
-
-
-def test_deliveries_the_run_could_not_receive_are_said_so_and_not_judged(tmp_path: Path) -> None:
-    lost = [dict(TRIAL, event="False", complete_at_event="", verified="")]
-    folder = _run_folder(tmp_path, q9_webhooks__trials=lost)
-    assert not fitness.judge([folder]).fit
-    verdict = fitness.judge([folder], deliveries_unchecked="no webhook secret given")
+def test_the_fit_run_passes_every_question_with_what_it_showed() -> None:
+    stages = ["test-real: live suite, auth off: PASS (41 s)", "test-real: start: PASS (9 s)"]
+    verdict = fitness.judge([FIT], stages, {"": "off"})
     assert verdict.fit
-    assert "deliveries not judged (no webhook secret given)" in verdict.line()
+    assert [x.what for x in verdict.lines] == [*QUESTIONS, "live suite, auth off"]
+    assert all(x.outcome == fitness.PASS for x in verdict.lines)
+    by = {x.what: x.why for x in verdict.lines}
+    assert by["Q1 auth"] == "auth off at http://127.0.0.1:8000 (no key: 200), as the owner says"
+    assert by["Q2 deletion"] == (
+        "a session delete made it inactive at once; its messages and conclusions were purged "
+        "within 2.673 s, the session-less conclusion kept"
+    )
+    assert by["Q7 health"] == "/health 200 ok (3.0.12)"
+    assert by["Q10 context"].startswith("18/18 context reads kept to tokens=N")
+    assert by["live suite, auth off"] == "passed"
+    assert verdict.line() == (
+        "test-real: the server is fit for memoryd: no question or stage above failed "
+        "(12 PASS, 0 SKIP; a SKIP says why it is not the server's)"
+    )
+
+
+@pytest.mark.parametrize("case", _cases("fails"), ids=lambda p: p.name)
+def test_an_answer_folder_that_breaks_a_rule_fails_with_that_rule_alone(
+    case: Path, tmp_path: Path
+) -> None:
+    verdict, spec = _judge(case, tmp_path)
+    assert not verdict.fit
+    failed = [x for x in verdict.lines if x.outcome == fitness.FAIL]
+    assert [x.what for x in failed] == [spec["fails"]]
+    assert failed[0].text() == spec["line"]
+    assert verdict.line() == (
+        f"test-real: the server is NOT fit for memoryd: {failed[0].what}: {failed[0].why}"
+    )
+
+
+@pytest.mark.parametrize("case", _cases("settings"), ids=lambda p: p.name)
+def test_what_a_setting_causes_is_said_and_never_counts_against(case: Path, tmp_path: Path) -> None:
+    verdict, spec = _judge(case, tmp_path)
+    assert verdict.fit, verdict.reasons
+    (line,) = [x.text() for x in verdict.lines if x.text().startswith(spec["line"])]
+    assert spec["says"] in line
+
+
+def test_each_question_has_a_case_that_fails_it_and_each_judged_stage_too() -> None:
+    failed = {json.loads((c / "case.json").read_text())["fails"] for c in _cases("fails")}
+    assert set(QUESTIONS) <= failed
+    assert {"differential (emulator vs server)", "SDK conformance"} <= failed
+    assert any(name.startswith("live suite") for name in failed)
 
 
 def test_what_was_not_answered_is_not_claimed(tmp_path: Path) -> None:
-    folder = _run_folder(
-        tmp_path, q7_health__answers=[], q3_derivation_switches__switches=[],
-        q9_webhooks__trials=[],
-    )  # fmt: skip
-    verdict = fitness.judge([folder], live_failed=["live suite, auth on"])
+    verdict = fitness.judge([tmp_path], ["live suite, auth on: FAIL (3 s) - exit 1"], {"": "on"})
     assert verdict.reasons == [
-        "Q7 (health) gave no answer: its notebook failed or did not run",
-        "Q3 (derivation switches) gave no answer: its notebook failed or did not run",
-        "Q9 (webhook deliveries) gave no answer: its notebook failed or did not run",
-        "live suite, auth on failed (see its verdict above)",
+        *(f"{q}: gave no answer: its notebook failed or did not run" for q in QUESTIONS),
+        "live suite, auth on: failed, exit 1 (see its output above)",
     ]
     assert not fitness.judge([]).fit
 
 
-def test_the_command_prints_one_line_and_exits_by_the_verdict(tmp_path: Path) -> None:
+def test_q1_is_held_per_server_when_the_run_covers_two(tmp_path: Path) -> None:
+    """The kit's run: auth off at its API and on at its auth API, each as the kit sets it."""
+    on = tmp_path / "auth-on"
+    case = ANSWERS / "fails" / "q1-a-peer-key-writes-messages"
+    on.mkdir()
+    shutil.copy(case / "q1_auth__evidence.csv", on)
+    scopes = (case / "q1_auth__scopes.csv").read_text().replace(",201,False,", ",403,True,")
+    (on / "q1_auth__scopes.csv").write_text(scopes)
+    (on / "manifest.json").write_text(json.dumps({"server": {"base_url": "http://h:8001"}}))
+    expect = {"http://127.0.0.1:8000": "off", "http://h:8001": "on"}
+    line = fitness.q1_auth([fitness.load_run(FIT), fitness.load_run(on)], expect)
+    assert line.outcome == fitness.PASS
+    assert line.why == (
+        "auth off at http://127.0.0.1:8000 (no key: 200), as the owner says; auth on at "
+        "http://h:8001 (no key: 401), scoped keys as the source says in 40/40, as the owner says"
+    )
+    swapped = {"http://127.0.0.1:8000": "on", "http://h:8001": "off"}
+    assert fitness.q1_auth([fitness.load_run(FIT), fitness.load_run(on)], swapped).outcome == "FAIL"
+
+
+def test_only_the_stages_that_check_roncho_against_the_server_are_judged() -> None:
+    assert fitness.stage_line("test-real: setup: FAIL (3 s) - exit 1") is None
+    assert fitness.stage_line("test-real: no roncho- workspace left behind: PASS (1 s)") is None
+    assert fitness.stage_line("test-real: differential (emulator vs server): PASS (20 s)") == (
+        fitness.Line("differential (emulator vs server)", "PASS", "passed")
+    )
+
+
+def test_the_command_prints_a_line_per_question_and_stage_then_the_verdict(
+    tmp_path: Path,
+) -> None:
     command = [sys.executable, str(ROOT / "scripts" / "fitness.py")]
     fit = subprocess.run(
-        [*command, "--live-passed", "live suite", str(_run_folder(tmp_path / "a"))],
+        [*command, "--expect-auth", "off", "--stage", "live suite: PASS (2 s)", str(FIT)],
         capture_output=True, text=True, timeout=30,
     )  # fmt: skip
-    assert fit.returncode == 0
-    assert fit.stdout.count("\n") == 1
-    assert fit.stdout.startswith("test-real: the server is fit for memoryd: ")
+    assert fit.returncode == 0, fit.stderr
+    lines = fit.stdout.splitlines()
+    assert [x.split(":")[1].strip() for x in lines[:-1]] == [*QUESTIONS, "live suite"]
+    assert all(x.startswith("fitness: ") for x in lines[:-1])
+    assert lines[-1].startswith("test-real: the server is fit for memoryd: ")
     unfit = subprocess.run([*command, str(tmp_path / "empty")], capture_output=True, text=True,
                            timeout=30)  # fmt: skip
     assert unfit.returncode == 1
-    assert unfit.stdout.startswith("test-real: the server is NOT fit for memoryd: Q7")
+    assert unfit.stdout.splitlines()[-1].startswith(
+        "test-real: the server is NOT fit for memoryd: Q1 auth: gave no answer"
+    )
+    bad = subprocess.run([*command, "--expect-auth", "maybe"], capture_output=True, text=True,
+                         timeout=30)  # fmt: skip
+    assert bad.returncode == 2
+    assert "--expect-auth takes on, off or URL=on|off" in bad.stderr
 
 
 def test_test_real_ends_with_the_overall_line_after_everything_else() -> None:
-    """The line is printed by the exit trap last, after the server is stopped; every exit
+    """The lines are printed by the exit trap last, after the server is stopped; every exit
     that gets as far as a server says something there."""
     text = (ROOT / "scripts" / "test-real.sh").read_text()
     cleanup = text[text.index("cleanup() {") : text.index("trap cleanup EXIT")]
     assert cleanup.rstrip().splitlines()[-3].strip() == '[ -z "$OVERALL" ] || echo "$OVERALL"'
     assert 'OVERALL="$("$PY" scripts/fitness.py' in text
     assert text.count('OVERALL="test-real: ') == 4  # setup, start, /health, fitness.py broken
+
+
+def test_test_real_hands_the_verdict_every_stage_line_and_the_owners_expectation() -> None:
+    text = (ROOT / "scripts" / "test-real.sh").read_text()
+    assert 'FITNESS_FLAGS+=(--stage "$line")' in text
+    assert "--expect-auth) EXPECT_AUTH=" in text
+    assert 'FITNESS_FLAGS+=(--expect-auth "$EXPECT_AUTH")' in text
+    assert 'FITNESS_FLAGS+=(--expect-auth "$URL=off" --expect-auth "$AUTH_URL=on")' in text
