@@ -24,21 +24,23 @@ from ._call import Call
 from ._checks import (
     MAX_PAGE_SIZE,
 )
-from ._client_core import DEFAULT_MAX_RESPONSE_BYTES, ClientCore
-from ._derivation import (
+from ._client_core import (
     DEFAULT_BOUND,
+    DEFAULT_CONNECT_TIMEOUT,
     DEFAULT_GRACE,
     DEFAULT_INTERVAL,
-    DerivationOutcome,
-    DerivationWait,
-    DeriverGates,
-    Pause,
+    DEFAULT_MAX_RESPONSE_BYTES,
+    DEFAULT_READ_TIMEOUT,
+    ClientCore,
 )
 from ._errors import DeadlineExceeded, RonchoError
 from ._exchange import Exchange
 from ._operations import Pages
 from ._stream import ChatStream
 from ._transport import Connection, connect
+
+if TYPE_CHECKING:
+    from ._derivation import DerivationOutcome, DeriverGates
 
 if TYPE_CHECKING:
     # BEGIN GENERATED imports (scripts/render_clients.py)
@@ -103,8 +105,8 @@ class Client(ClientCore):
         workspace: str,
         *,
         api_key: str | None = None,
-        connect_timeout: float = 10.0,
-        read_timeout: float = 120.0,
+        connect_timeout: float = DEFAULT_CONNECT_TIMEOUT,
+        read_timeout: float = DEFAULT_READ_TIMEOUT,
         max_response_bytes: int = DEFAULT_MAX_RESPONSE_BYTES,
         read_only: bool = False,
     ) -> None:
@@ -1040,6 +1042,8 @@ class Client(ClientCore):
         seen. Raises what queue_status raises, and DeadlineExceeded only when not one read
         of the session was answered within the deadline.
         """
+        from ._derivation import DerivationOutcome, DerivationWait, Pause  # on first use
+
         wait = DerivationWait(
             session_id,
             since,
