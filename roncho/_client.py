@@ -21,9 +21,6 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from . import _operations as ops
 from ._call import Call
-from ._checks import (
-    MAX_PAGE_SIZE,
-)
 from ._client_core import (
     DEFAULT_BOUND,
     DEFAULT_CONNECT_TIMEOUT,
@@ -36,6 +33,7 @@ from ._client_core import (
 from ._errors import DeadlineExceeded, RonchoError
 from ._exchange import Exchange
 from ._operations import Pages
+from ._request_checks import MAX_PAGE_SIZE
 from ._stream import ChatStream
 from ._transport import Connection, connect
 

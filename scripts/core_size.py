@@ -11,11 +11,15 @@ The core is every module under ``roncho/`` except ``testing/`` and ``workbook/``
 - core: every core module, its lines, generated and hand-written;
 - models: the records (``roncho/_models/``, a package of modules by resource), hand-written
   lines;
+- request checks: ``roncho/_request_checks.py``, what the catalogue's operations and the
+  input records send, checked against the server's limits (beside the catalogue, not in
+  it, because the records use it too), hand-written lines;
 - add-ons: the modules beside the call path, which no call passes through and ``import
   roncho`` does not load (``ADD_ONS``: the deriver wait, webhooks, the scratch workspace,
   the pytest plugin), hand-written lines;
-- engine: the hand-written core minus the catalogue (``roncho/_operations/``), the models
-  and the add-ons: what every call runs through, both halves; held to 3,200 lines;
+- engine: the hand-written core minus the catalogue (``roncho/_operations/``), its request
+  checks, the models and the add-ons: what every call runs through, both halves; held to
+  3,200 lines;
 - loaded: the roncho modules in ``sys.modules`` after ``import roncho`` and one
   ``Client`` call (what memoryd loads), their lines with the generated text apart; held
   to about 4,600 hand-written;
@@ -92,6 +96,10 @@ def is_catalogue(path: Path, package: Path) -> bool:
 
 # Beside the call path, loaded only when used (tests/unit/test_import_hygiene.py holds that).
 ADD_ONS = ("_derivation.py", "webhooks.py", "_scratch.py", "pytest_plugin.py")
+
+
+# The catalogue's request-content checks, beside it.
+REQUEST_CHECKS = "_request_checks.py"
 
 
 def is_add_on(path: Path, package: Path) -> bool:
@@ -189,11 +197,11 @@ def main() -> int:
     catalogue = [p for p in modules.values() if is_catalogue(p, package)]
     models = [p for p in modules.values() if is_models(p, package)]
     add_ons = [p for p in modules.values() if is_add_on(p, package)]
-    engine = [
-        p for p in modules.values() if p not in catalogue and p not in models and p not in add_ons
-    ]
+    requests = [p for p in modules.values() if p == package / REQUEST_CHECKS]
+    apart = {*catalogue, *requests, *models, *add_ons}
+    engine = [p for p in modules.values() if p not in apart]
     hand = {p: lines(p) - generated(p) for p in modules.values()}
-    longest = max(engine + add_ons + catalogue + models, key=lambda p: hand[p])
+    longest = max(engine + add_ons + catalogue + requests + models, key=lambda p: hand[p])
     loaded_paths = [Path(p) for p in loaded]
     loaded_total = sum(lines(p) for p in loaded_paths)
     loaded_gen = sum(generated(p) for p in loaded_paths)
@@ -204,6 +212,10 @@ def main() -> int:
     print(
         f"catalogue: {len(catalogue)} modules, {sum(hand[p] for p in catalogue)} lines "
         "(roncho/_operations/)"
+    )
+    print(
+        f"requests:  {len(requests)} module, {sum(hand[p] for p in requests)} lines "
+        f"(the catalogue's request-content checks, roncho/{REQUEST_CHECKS})"
     )
     where = "roncho/_models/" if (package / "_models").is_dir() else "roncho/_models.py"
     print(f"models:    {len(models)} modules, {sum(hand[p] for p in models)} lines ({where})")
@@ -226,7 +238,8 @@ def main() -> int:
         print(f"{'file':42} {'lines':>6} {'gen':>5} {'hand':>5}  part, loaded")
         for p in sorted(modules.values(), key=lambda p: -hand[p]):
             part = ("catalogue" if p in catalogue else "models" if p in models
-                    else "add-on" if p in add_ons else "engine")  # fmt: skip
+                    else "requests" if p in requests else "add-on" if p in add_ons
+                    else "engine")  # fmt: skip
             mark = ", loaded" if str(p) in loaded else ""
             print(f"{rel(p):42} {lines(p):6} {generated(p):5} {hand[p]:5}  {part}{mark}")
     return 0

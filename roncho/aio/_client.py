@@ -18,7 +18,6 @@ from typing import TYPE_CHECKING, TypeVar
 
 from .. import _operations as ops
 from .._call import Call
-from .._checks import MAX_PAGE_SIZE
 from .._client_core import (
     DEFAULT_BOUND,
     DEFAULT_CONNECT_TIMEOUT,
@@ -31,6 +30,7 @@ from .._client_core import (
 from .._errors import DeadlineExceeded, RonchoError
 from .._exchange import Exchange
 from .._operations import Pages
+from .._request_checks import MAX_PAGE_SIZE
 from ._stream import AsyncChatStream, AsyncClosing
 from ._transport import AsyncConnection, connect
 
