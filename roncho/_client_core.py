@@ -1,6 +1,7 @@
-"""ClientCore: what Client and AsyncClient share apart from I/O: the configuration (checked
-once, in one place), the key, copies and lifetime, and what every call checks before it
-connects. Immutable after construction, except the key wiped by close().
+"""ClientCore: what Client and AsyncClient share apart from I/O: construction (every
+argument checked once, in one place) and the defaults their signatures hold, the key,
+copies, close(), and what every call checks before it connects. Immutable after
+construction, except the key wiped by close().
 """
 
 from __future__ import annotations
@@ -66,17 +67,19 @@ class ClientCore:
     # sockets. A subclass (a test's) may set its own; nothing else changes it.
     _new_socket: ClassVar[SocketFactory] = socket.socket
 
-    def __init__(
+    def _configure(
         self,
         base_url: str,
         workspace: str,
-        *,
-        api_key: str | None = None,
-        connect_timeout: float = DEFAULT_CONNECT_TIMEOUT,
-        read_timeout: float = DEFAULT_READ_TIMEOUT,
-        max_response_bytes: int = DEFAULT_MAX_RESPONSE_BYTES,
-        read_only: bool = False,
+        api_key: str | None,
+        connect_timeout: float,
+        read_timeout: float,
+        max_response_bytes: int,
+        read_only: bool,
     ) -> None:
+        """Construction: every argument checked, once for both clients. Their ``__init__``
+        (written once, in aio/_client.py) holds the signature and the defaults above, so
+        that a call without a workspace fails naming the public class."""
         endpoint = parse_base_url(base_url)
         timeouts = Timeouts(
             connect=check_timeout(connect_timeout, "connect_timeout"),
@@ -210,7 +213,7 @@ class ClientCore:
         return clone
 
     # -- lifetime --------------------------------------------------------------------------
-    def _wipe(self) -> None:
+    def close(self) -> None:
         """Overwrite the key in memory; the client refuses calls afterwards.
 
         Python cannot promise the key left no other copy (the caller's own string, the

@@ -6,7 +6,9 @@ Usage::
 
 The core is every module under ``roncho/`` except ``testing/`` and ``workbook/`` (so with
 ``roncho.aio``). Generated text is the lines between a ``BEGIN GENERATED`` marker and its
-``END GENERATED`` (scripts/render_clients.py writes them); hand-written is the rest.
+``END GENERATED`` (scripts/render_clients.py writes them), and all of a module it writes
+whole (the blocking client and chat stream, from their asyncio twins); hand-written is
+the rest.
 
 - core: every core module, its lines, generated and hand-written;
 - models: the records (``roncho/_models/``, a package of modules by resource), hand-written
@@ -77,7 +79,10 @@ def lines(path: Path) -> int:
 
 
 def generated(path: Path) -> int:
-    """Lines between BEGIN GENERATED and END GENERATED markers, the markers included."""
+    """Lines between BEGIN GENERATED and END GENERATED markers, the markers included; every
+    line of a module written whole by a script (its first line says GENERATED WHOLE)."""
+    if path.read_text(encoding="utf-8").startswith("# GENERATED WHOLE"):
+        return lines(path)
     count, inside = 0, False
     for line in path.read_text(encoding="utf-8").splitlines():
         if "BEGIN GENERATED" in line:
