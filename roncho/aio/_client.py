@@ -81,9 +81,9 @@ T = TypeVar("T")
 class AsyncClient(ClientCore, AsyncClosing):
     """An asyncio Honcho v3 client for one workspace.
 
-    Immutable: share one instance between threads or tasks. Each call opens its own
-    connection (``Connection: close``), so calls never wait on each other. Open it with
-    ``async with`` (or call close()) so the key is wiped when you are done.
+    Immutable and thread-safe: share one instance between threads or tasks. Each call
+    opens its own connection (``Connection: close``), so calls never wait on each other.
+    Open it with ``async with`` (or call close()) so the key is wiped when you are done.
 
     Args:
         base_url: ``http://`` or ``https://``, a host, optional port and path prefix.
