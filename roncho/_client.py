@@ -5,16 +5,17 @@
 Written once, in roncho/aio/_client.py, for both clients: ``scripts/render_clients.py``
 writes roncho/_client.py from it with the table of ``scripts/_unasync.py`` (``async`` and
 ``await`` out, the asyncio names to the blocking ones), so the two clients differ only
-there and in their transports. ``ClientCore`` (``_client_core``) holds what
-they share apart from I/O: construction and its defaults, the key, copies and close().
+there and in their transports. ``ClientCore`` (``_client_core``) holds what they share
+apart from I/O: construction and its defaults, the key, copies and close().
 
 Each method checks its arguments and describes its call (its operation, in
 ``_operations``), and the executor runs it on one new connection: connect, send, read
-until the sans-IO exchange has its answer, close. Nothing is retried, no redirect is
-followed, nothing is logged, and no state changes after construction except the key being
-wiped by close(). The operation methods are written out by the same script from the
-operations' own signatures and docstrings (between the GENERATED markers; edit the
-operation, not the method, and run the script).
+until the sans-IO exchange has its answer (the response cap enforced while reading),
+close. Nothing is retried, no redirect is followed, nothing is logged, and no state
+changes after construction except the key (a bytearray) being wiped by close(); the
+request bytes that hold it are wiped once sent. The operation methods are written out by
+the same script from the operations' own signatures and docstrings (between the
+GENERATED markers; edit the operation, not the method, and run the script).
 """
 
 from __future__ import annotations
