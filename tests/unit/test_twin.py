@@ -105,3 +105,14 @@ def test_the_two_clients_have_the_same_construction_and_the_same_methods() -> No
     assert roncho.Client.close is AsyncClient.close  # ClientCore's, once
     assert roncho.ChatStream.close is not AsyncChatStream.close  # each its own class
     assert inspect.getdoc(roncho.ChatStream.read_all) == inspect.getdoc(AsyncChatStream.read_all)
+
+
+def test_core_size_counts_a_module_written_whole_as_generated() -> None:
+    """The engine's count (scripts/core_size.py) holds only hand-written lines: all of the
+    blocking client and stream, and the asyncio client's methods, are generated."""
+    size = script("core_size")
+    for blocking, source in TWINS.items():
+        assert size.generated(ROOT / blocking) == size.lines(ROOT / blocking) > 0
+        assert size.generated(ROOT / source) < size.lines(ROOT / source)
+    assert size.generated(ROOT / "roncho/aio/_stream.py") == 0
+    assert size.generated(ROOT / "roncho/aio/_client.py") > 0  # its methods, by markers
