@@ -3,7 +3,8 @@
 Standard library only. Importing it starts no thread, reads no environment variable,
 touches no file and imports neither asyncio nor ssl (ssl loads only for an https URL).
 Its asyncio sibling, ``roncho.aio.AsyncClient``, is imported only from ``roncho.aio``;
-``scratch_workspace`` loads on first use.
+the add-ons (``scratch_workspace``, the deriver wait's records, ``roncho.webhooks``, the
+pytest plugin) load on first use.
 """
 
 from __future__ import annotations
@@ -13,7 +14,6 @@ from typing import TYPE_CHECKING as _TYPE_CHECKING
 
 from ._checks import parse_timestamp
 from ._client import Client
-from ._derivation import DerivationOutcome, DeriverGates
 from ._errors import (
     ConfigError,
     ConnectError,
@@ -120,10 +120,17 @@ __all__ = [
 ]
 # END GENERATED __all__
 
-# Names loaded on first use (PEP 562), so that ``import roncho`` does not load their module:
-# the scratch workspace is for tests and notebooks, not for every program that syncs.
-_LAZY = {"ScratchCleanupError": "_scratch", "scratch_workspace": "_scratch"}
+# Names loaded on first use (PEP 562), so that ``import roncho`` does not load the add-ons
+# beside the call path: the scratch workspace is for tests and notebooks, and the deriver
+# wait's records load with its logic, at the first wait_for_derivation (or first use here).
+_LAZY = {
+    "DerivationOutcome": "_derivation",
+    "DeriverGates": "_derivation",
+    "ScratchCleanupError": "_scratch",
+    "scratch_workspace": "_scratch",
+}
 if _TYPE_CHECKING:
+    from ._derivation import DerivationOutcome, DeriverGates
     from ._scratch import ScratchCleanupError, scratch_workspace
 
 

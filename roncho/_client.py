@@ -1,49 +1,56 @@
-"""Client: the blocking Honcho client.
+# GENERATED WHOLE from roncho/aio/_client.py by scripts/render_clients.py
+# (scripts/_unasync.py takes async and await out): edit that module, not this one.
+"""Client: the blocking Honcho client, one method per operation, and its executor.
 
-``ClientCore`` (``_client_core``) holds what it shares with AsyncClient apart from I/O: the
-configuration, the key, copies and lifetime. ``Client`` adds one method per operation of
-``_operations`` (each checks its arguments and describes the call) and runs each on one
-new connection: connect,
-send, read until the sans-IO exchange has its answer, close. Nothing is retried, no
-redirect is followed, nothing is logged, and no state changes after construction except
-the key being wiped by close().
+Written once, in roncho/aio/_client.py, for both clients: ``scripts/render_clients.py``
+writes roncho/_client.py from it with the table of ``scripts/_unasync.py`` (``async`` and
+``await`` out, the asyncio names to the blocking ones), so the two clients differ only
+there and in their transports. ``ClientCore`` (``_client_core``) holds what they share
+apart from I/O: construction and its defaults, the key, copies and close().
 
-The operation methods are written out by ``scripts/render_clients.py`` from the
-operations' own signatures and docstrings (between the GENERATED markers; edit the
-operation, not the method, and run the script).
+Each method checks its arguments and describes its call (its operation, in
+``_operations``), and the executor runs it on one new connection: connect, send, read
+until the sans-IO exchange has its answer (the response cap enforced while reading),
+close. Nothing is retried, no redirect is followed, nothing is logged, and no state
+changes after construction except the key (a bytearray) being wiped by close(); the
+request bytes that hold it are wiped once sent. The operation methods are written out by
+the same script from the operations' own signatures and docstrings (between the
+GENERATED markers; edit the operation, not the method, and run the script).
 """
 
 from __future__ import annotations
 
 import time
 from collections.abc import Iterator
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from . import _operations as ops
 from ._call import Call
-from ._checks import (
-    MAX_PAGE_SIZE,
-)
-from ._client_core import DEFAULT_MAX_RESPONSE_BYTES, ClientCore
-from ._derivation import (
+from ._client_core import (
     DEFAULT_BOUND,
+    DEFAULT_CONNECT_TIMEOUT,
     DEFAULT_GRACE,
     DEFAULT_INTERVAL,
-    DerivationOutcome,
-    DerivationWait,
-    DeriverGates,
-    Pause,
+    DEFAULT_MAX_RESPONSE_BYTES,
+    DEFAULT_READ_TIMEOUT,
+    ClientCore,
 )
+from ._closing import Closing
 from ._errors import DeadlineExceeded, RonchoError
 from ._exchange import Exchange
 from ._operations import Pages
+from ._request_checks import MAX_PAGE_SIZE
 from ._stream import ChatStream
 from ._transport import Connection, connect
+
+if TYPE_CHECKING:
+    from ._derivation import DerivationOutcome, DeriverGates
 
 if TYPE_CHECKING:
     # BEGIN GENERATED imports (scripts/render_clients.py)
     from collections.abc import Iterable, Mapping, Sequence
     from datetime import datetime
+    from typing import Any
 
     from ._models import (
         ChatAnswer,
@@ -73,12 +80,12 @@ __all__ = ["Client"]
 T = TypeVar("T")
 
 
-class Client(ClientCore):
+class Client(ClientCore, Closing):
     """A blocking Honcho v3 client for one workspace.
 
-    Immutable and thread-safe: share one instance between threads. Each call opens its
-    own connection (``Connection: close``), so calls never wait on each other. Use it as
-    a context manager (or call close()) so the key is wiped when you are done.
+    Immutable and thread-safe: share one instance between threads or tasks. Each call
+    opens its own connection (``Connection: close``), so calls never wait on each other.
+    Open it with ``with`` (or call close()) so the key is wiped when you are done.
 
     Args:
         base_url: ``http://`` or ``https://``, a host, optional port and path prefix.
@@ -96,6 +103,7 @@ class Client(ClientCore):
     """
 
     __slots__ = ()
+    _public_name = "roncho.Client"
 
     def __init__(
         self,
@@ -103,21 +111,21 @@ class Client(ClientCore):
         workspace: str,
         *,
         api_key: str | None = None,
-        connect_timeout: float = 10.0,
-        read_timeout: float = 120.0,
+        connect_timeout: float = DEFAULT_CONNECT_TIMEOUT,
+        read_timeout: float = DEFAULT_READ_TIMEOUT,
         max_response_bytes: int = DEFAULT_MAX_RESPONSE_BYTES,
         read_only: bool = False,
     ) -> None:
         # Spelled out here (ClientCore checks them) so that a call without a workspace
         # fails naming this class, not an internal one.
-        super().__init__(
+        self._configure(
             base_url,
             workspace,
-            api_key=api_key,
-            connect_timeout=connect_timeout,
-            read_timeout=read_timeout,
-            max_response_bytes=max_response_bytes,
-            read_only=read_only,
+            api_key,
+            connect_timeout,
+            read_timeout,
+            max_response_bytes,
+            read_only,
         )
 
     # BEGIN GENERATED methods (scripts/render_clients.py)
@@ -1013,7 +1021,7 @@ class Client(ClientCore):
 
     # END GENERATED methods
 
-    # -- hand-written: a wait made of many calls (its logic: _derivation) --------
+    # -- a wait made of many calls (its logic: _derivation, loaded on the first wait) ------
     def wait_for_derivation(
         self,
         session_id: str,
@@ -1040,6 +1048,8 @@ class Client(ClientCore):
         seen. Raises what queue_status raises, and DeadlineExceeded only when not one read
         of the session was answered within the deadline.
         """
+        from ._derivation import DerivationOutcome, DerivationWait, Pause  # on first use
+
         wait = DerivationWait(
             session_id,
             since,
@@ -1063,16 +1073,6 @@ class Client(ClientCore):
                 continue
             wait.received(step, status)
 
-    def close(self) -> None:
-        """Overwrite the key in memory; the client refuses calls afterwards."""
-        self._wipe()
-
-    def __enter__(self) -> Client:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
     # -- how every method runs its operation: one connection per call ----------------------
     def _run(self, call: Call[T], deadline: float | None) -> T:
         """One whole call: its result, or the error its answer means."""
@@ -1095,10 +1095,15 @@ class Client(ClientCore):
             yield from answer.items
             call = pages.after(answer)
 
-    def _exchange(self, call: Call[T], deadline: float | None) -> tuple[Connection, Exchange[T]]:
-        """Connect, send, and read until the exchange needs no more (a stream: its head)."""
+    def _exchange(
+        self, call: Call[T], deadline: float | None
+    ) -> tuple[Connection, Exchange[T]]:
+        """Connect, send, and read until the exchange needs no more (a stream: its head).
+        Whatever ends it early, a cancelled task or Ctrl-C included, closes the connection."""
         exchange, timeouts = self._start(call, deadline)
-        connection = connect(self._endpoint, timeouts, self._tls, call.what, type(self)._new_socket)
+        connection = connect(
+            self._endpoint, timeouts, self._tls, call.what, type(self)._new_socket
+        )
         try:
             # Only now, connected, is the request with the key built (and wiped once sent).
             with exchange.sending(self._endpoint) as wire:

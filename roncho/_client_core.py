@@ -1,6 +1,7 @@
-"""ClientCore: what Client and AsyncClient share apart from I/O: the configuration (checked
-once, in one place), the key, copies and lifetime, and what every call checks before it
-connects. Immutable after construction, except the key wiped by close().
+"""ClientCore: what Client and AsyncClient share apart from I/O: construction (every
+argument checked once, in one place) and the defaults their signatures hold, the key,
+copies, close(), and what every call checks before it connects. Immutable after
+construction, except the key wiped by close().
 """
 
 from __future__ import annotations
@@ -28,6 +29,15 @@ C = TypeVar("C", bound="ClientCore")
 T = TypeVar("T")
 
 DEFAULT_MAX_RESPONSE_BYTES: Final = 8 * 1024 * 1024
+DEFAULT_CONNECT_TIMEOUT: Final = 10.0
+DEFAULT_READ_TIMEOUT: Final = 120.0
+# wait_for_derivation's (its logic is _derivation's, loaded on the first wait): the queue
+# shows a sync's items 0.07 to 0.25 s after add_messages returned (the kit's Honcho 3.0.12,
+# 20 syncs; up to 0.5 s seen before): they are written after the answer. The default grace
+# is several times that, so a slow moment is not taken for "nothing".
+DEFAULT_GRACE: Final = 2.0
+DEFAULT_INTERVAL: Final = 0.25
+DEFAULT_BOUND: Final = 60.0
 _UNSET: Final[Any] = object()
 
 
@@ -57,17 +67,19 @@ class ClientCore:
     # sockets. A subclass (a test's) may set its own; nothing else changes it.
     _new_socket: ClassVar[SocketFactory] = socket.socket
 
-    def __init__(
+    def _configure(
         self,
         base_url: str,
         workspace: str,
-        *,
-        api_key: str | None = None,
-        connect_timeout: float = 10.0,
-        read_timeout: float = 120.0,
-        max_response_bytes: int = DEFAULT_MAX_RESPONSE_BYTES,
-        read_only: bool = False,
+        api_key: str | None,
+        connect_timeout: float,
+        read_timeout: float,
+        max_response_bytes: int,
+        read_only: bool,
     ) -> None:
+        """Construction: every argument checked, once for both clients. Their ``__init__``
+        (written once, in aio/_client.py) holds the signature and the defaults above, so
+        that a call without a workspace fails naming the public class."""
         endpoint = parse_base_url(base_url)
         timeouts = Timeouts(
             connect=check_timeout(connect_timeout, "connect_timeout"),
@@ -201,7 +213,7 @@ class ClientCore:
         return clone
 
     # -- lifetime --------------------------------------------------------------------------
-    def _wipe(self) -> None:
+    def close(self) -> None:
         """Overwrite the key in memory; the client refuses calls afterwards.
 
         Python cannot promise the key left no other copy (the caller's own string, the

@@ -24,7 +24,6 @@ from ._models import QueueStatus
 from ._record import Record, store
 
 __all__ = [
-    "DEFAULT_GRACE",
     "DerivationOutcome",
     "DerivationState",
     "DerivationWait",
@@ -33,12 +32,6 @@ __all__ = [
     "Read",
 ]
 
-# The queue shows a sync's items 0.07 to 0.25 s after add_messages returned (the kit's
-# Honcho 3.0.12, 20 syncs; up to 0.5 s seen before): they are written after the answer.
-# The default grace is several times that, so a slow moment is not taken for "nothing".
-DEFAULT_GRACE: Final = 2.0
-DEFAULT_INTERVAL: Final = 0.25
-DEFAULT_BOUND: Final = 60.0
 # How late an age gate may open and still count as batching: the deriver looks for work
 # every second at first and backs off to 30 s when it finds none (Honcho's defaults).
 AGE_GATE_SLACK: Final = 30.0
@@ -392,3 +385,8 @@ class DerivationWait:
             reads=self.reads,
             gates=self.gates,
         )
+
+
+# The package exports these two, loaded on first use: reprs, tracebacks and pickle name
+# roncho.DerivationOutcome, the import users write, also when a wait loaded this module.
+DerivationOutcome.__module__ = DeriverGates.__module__ = "roncho"

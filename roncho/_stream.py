@@ -1,26 +1,39 @@
+# GENERATED WHOLE from roncho/aio/_stream.py by scripts/render_clients.py
+# (scripts/_unasync.py takes async and await out): edit that module, not this one.
 """ChatStream: the dialectic's answer as it arrives, one chunk per server-sent event.
 
 It owns one open connection and the call's sans-IO exchange: each pull asks the exchange
 for the next chunk and, when it needs bytes, reads once from the connection. The idle read
 timeout applies between reads, so a slow answer can be told from a dead one; a stream that
-ends before ``{"done": true}`` is a ProtocolError. ``StreamCore`` is what the asyncio
-stream (roncho.aio) shares.
+ends before ``{"done": true}`` is a ProtocolError.
+
+Written once, in roncho/aio/_stream.py, for both halves: ``scripts/render_clients.py``
+writes roncho/_stream.py from it with the table of ``scripts/_unasync.py``.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from ._closing import Closing
 from ._errors import ConfigError
 from ._exchange import Exchange
 from ._models import ChatAnswer, ChatChunk, Evidence
-from ._network import Closable, Stream
+from ._network import Stream
+
+__all__ = ["ChatStream"]
 
 
-class StreamCore:
-    """The state of a streamed answer, apart from how its bytes are read."""
+class ChatStream(Closing):
+    """ChatChunk after ChatChunk (``for``) over one open connection; leaving its
+    ``with`` block closes it.
 
-    def __init__(self, connection: Closable, exchange: Exchange[Any]) -> None:
+    After the final chunk, ``evidence`` holds what the server sent with it (if anything)
+    and ``text`` the whole answer. A stream that ends without its final event raises
+    ProtocolError; one that stalls longer than read_timeout raises ReadTimeout.
+    """
+
+    def __init__(self, connection: Stream, exchange: Exchange[Any]) -> None:
         assert exchange.chat is not None
         self._connection = connection
         self._exchange = exchange
@@ -42,42 +55,15 @@ class StreamCore:
     def finished(self) -> bool:
         return self._chat.finished
 
-    def _answer(self) -> ChatAnswer:
-        return ChatAnswer(content=self.text, evidence=self.evidence)
-
-    def _check_unread(self) -> None:
-        """A stream is read once: iterating it again would silently yield nothing."""
-        if self._read_out:
-            raise ConfigError(
-                f"{self._exchange.call.op}: this stream was already read to its end; "
-                "its whole answer is in text and evidence (or read_all())"
-            )
-
-    def _chunk(self, chunk: ChatChunk) -> ChatChunk:
-        if self.finished:  # the final event is in: the connection has no more to give
-            self.close()
-        return chunk
-
-    def close(self) -> None:
-        self._closed = True
-        self._connection.close()
-
-
-class ChatStream(StreamCore):
-    """Iterator of ChatChunk over one open connection; a context manager that closes it.
-
-    After the final chunk, ``evidence`` holds what the server sent with it (if anything)
-    and ``text`` the whole answer. A stream that ends without its final event raises
-    ProtocolError; one that stalls longer than read_timeout raises ReadTimeout.
-    """
-
-    _connection: Stream
-
     def __iter__(self) -> ChatStream:
         return self
 
     def __next__(self) -> ChatChunk:
-        self._check_unread()
+        if self._read_out:  # iterating it again would silently yield nothing
+            raise ConfigError(
+                f"{self._exchange.call.op}: this stream was already read to its end; "
+                "its whole answer is in text and evidence (or read_all())"
+            )
         try:
             while (chunk := self._exchange.next_chunk(self._closed)) is None:
                 if self.finished:
@@ -89,17 +75,17 @@ class ChatStream(StreamCore):
         if chunk is None:
             self._read_out = True
             raise StopIteration  # the connection closed with the final chunk
-        return self._chunk(chunk)
+        if self.finished:  # the final event is in: the connection has no more to give
+            self.close()
+        return chunk
 
     def read_all(self) -> ChatAnswer:
         """Drain the stream into one ChatAnswer (again the same one once it was read)."""
         if not self._read_out:
             for _ in self:
                 pass
-        return self._answer()
+        return ChatAnswer(content=self.text, evidence=self.evidence)
 
-    def __enter__(self) -> ChatStream:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
+    def close(self) -> None:
+        self._closed = True
+        self._connection.close()

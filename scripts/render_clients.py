@@ -1,9 +1,10 @@
-"""Write out Client's and AsyncClient's methods from the operations, as committed text.
+"""Write out Client's and AsyncClient's methods from the operations, and the blocking
+client and chat stream whole from their asyncio twins, as committed text.
 
 Usage::
 
-    python scripts/render_clients.py            # rewrite the parts between the markers
-    python scripts/render_clients.py --check    # exit 1 if one of them is stale
+    python scripts/render_clients.py            # rewrite what is stale
+    python scripts/render_clients.py --check    # exit 1 if any of it is stale
 
 Every operation in the catalogue, roncho/_operations/ (a public function whose first
 parameter is ``paths``, or a ``name = streamed(base, "name", doc)`` twin, in a module named
@@ -17,8 +18,14 @@ returns: ``Call[X]`` gives ``X``, ``Pages[X]`` a walk over ``X``, a streamed twi
 client's chat stream. The names the signatures use are
 imported for the type checker in a second generated part. In roncho/__init__.py it writes
 the import of every public class of roncho/_models/ and ``__all__`` (every public name
-the package imports). Everything outside the markers is hand-written and left as it is.
-Standard library only (``ast``): nothing is imported.
+the package imports).
+
+The asyncio client (roncho/aio/_client.py) and chat stream (roncho/aio/_stream.py) are
+written by hand once, for both halves (outside the markers): the blocking roncho/_client.py
+and roncho/_stream.py are written whole from them by the table of scripts/_unasync.py
+(``async`` and ``await`` out, the asyncio names to the blocking ones), and the blocking
+client's methods and imports then between its markers as above. Standard library only
+(``ast``): nothing is imported.
 """
 
 from __future__ import annotations
@@ -34,9 +41,15 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "scripts"))  # _generated, also when a test loads this by path
 
 from _generated import splice  # noqa: E402
+from _unasync import generated_from, unasync, unused  # noqa: E402
 
 CATALOGUE = REPO / "roncho" / "_operations"
-CLIENTS = {"sync": REPO / "roncho" / "_client.py", "async": REPO / "roncho" / "aio" / "_client.py"}
+# The asyncio modules are written by hand (apart from the methods); their blocking twins are
+# written whole from them (scripts/_unasync.py).
+ASYNC_CLIENT = REPO / "roncho" / "aio" / "_client.py"
+ASYNC_STREAM = REPO / "roncho" / "aio" / "_stream.py"
+CLIENT = REPO / "roncho" / "_client.py"
+STREAM = REPO / "roncho" / "_stream.py"
 METHODS = (
     "    # BEGIN GENERATED methods (scripts/render_clients.py)\n",
     "    # END GENERATED methods\n",
@@ -364,15 +377,34 @@ def render(flavour: str, client: str, ops: list[Operation]) -> str:
     return splice(text, METHODS[0] + methods(ops, flavour) + METHODS[1], *METHODS)
 
 
+def blocking(source: Path, text: str) -> str:
+    """The blocking twin of the asyncio module at ``source``, whose text is ``text``."""
+    name = str(source.relative_to(REPO))
+    return generated_from(name, "scripts/render_clients.py") + unasync(text, name)
+
+
+def written(ops: list[Operation]) -> dict[Path, str]:
+    """Every file this script writes, with the text it should hold."""
+    read = lambda path: path.read_text(encoding="utf-8")  # noqa: E731
+    async_client = render("async", read(ASYNC_CLIENT), ops)
+    stale = unused([async_client, read(ASYNC_STREAM)])
+    if stale:
+        raise SystemExit(f"scripts/_unasync.py: no asyncio module holds {stale}: drop them")
+    return {
+        ASYNC_CLIENT: async_client,
+        CLIENT: render("sync", blocking(ASYNC_CLIENT, async_client), ops),
+        STREAM: blocking(ASYNC_STREAM, read(ASYNC_STREAM)),
+        PACKAGE: package(read(PACKAGE)),
+    }
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--check", action="store_true", help="only say whether it is stale")
     options = parser.parse_args(argv)
-    ops = catalogue()
     stale = 0
-    for flavour, path in [*CLIENTS.items(), ("package", PACKAGE)]:
-        before = path.read_text(encoding="utf-8")
-        after = package(before) if flavour == "package" else render(flavour, before, ops)
+    for path, after in written(catalogue()).items():
+        before = path.read_text(encoding="utf-8") if path.exists() else ""
         if after == before:
             continue
         if options.check:

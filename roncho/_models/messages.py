@@ -12,20 +12,20 @@ from __future__ import annotations
 from collections.abc import Iterable
 from datetime import datetime
 
-from .._checks import (
+from .._checks import check_id
+from .._decode import JSON, Fields
+from .._errors import ConfigError
+from .._record import Record, store
+from .._request_checks import (
     MAX_BATCH,
     MAX_CONCLUSION_CHARS,
     MAX_MESSAGE_CHARS,
     check_content,
-    check_id,
     check_items,
     check_metadata,
     check_reasoning_config,
     check_timestamp,
 )
-from .._decode import JSON, Fields
-from .._errors import ConfigError
-from .._record import Record, store
 
 
 class Message(Record):

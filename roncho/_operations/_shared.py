@@ -8,21 +8,19 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Any, Generic, TypeVar
 
 from .._call import Call, Response, decoded
-from .._checks import (
-    MAX_QUERY_CHARS,
-    check_filters_body,
-    check_finite,
-    check_flag,
-    check_id,
-    check_json_object,
-    check_optional_metadata,
-    check_paging,
-    check_positive_int,
-    check_string,
-)
+from .._checks import check_flag, check_id, check_positive_int
 from .._decode import decode_list
 from .._errors import ConfigError
 from .._models import Page, Peer, Scope, Session, Workspace
+from .._request_checks import (
+    MAX_QUERY_CHARS,
+    check_filters_body,
+    check_finite,
+    check_json_object,
+    check_optional_metadata,
+    check_paging,
+    check_string,
+)
 
 T = TypeVar("T")
 M = TypeVar("M", Workspace, Peer, Session, Scope)

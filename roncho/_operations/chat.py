@@ -7,16 +7,15 @@ from typing import Any, Concatenate, NoReturn, ParamSpec
 
 from .._call import Call, decoded, nothing
 from .._chat import ChatDecoder
-from .._checks import (
+from .._checks import check_flag, check_id
+from .._errors import ConfigError, StatusError
+from .._models import ChatAnswer
+from .._request_checks import (
     MAX_QUERY_CHARS,
-    check_flag,
-    check_id,
     check_json_object,
     check_reasoning_level,
     check_string,
 )
-from .._errors import ConfigError, StatusError
-from .._models import ChatAnswer
 from ._shared import Paths
 
 P = ParamSpec("P")

@@ -6,15 +6,9 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from .._call import Call, nothing
-from .._checks import (
-    MAX_QUERY_CHARS,
-    check_finite,
-    check_id,
-    check_json_object,
-    check_positive_int,
-    check_string,
-)
+from .._checks import check_id, check_positive_int
 from .._models import Conclusion, ConclusionCreate, Page, render_batch
+from .._request_checks import MAX_QUERY_CHARS, check_finite, check_json_object, check_string
 from ._shared import Paths, items_of, list_page
 
 

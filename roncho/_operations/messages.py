@@ -10,18 +10,17 @@ from datetime import datetime
 from typing import Any, NoReturn
 
 from .._call import Call, Upload, decoded
-from .._checks import (
-    MAX_PAGE_SIZE,
-    check_id,
-    check_json_object,
-    check_metadata,
-    check_positive_int,
-    check_string,
-    check_timestamp,
-)
+from .._checks import check_id, check_positive_int
 from .._errors import ConfigError, StatusError
 from .._models import Message, MessageCreate, Page, render_batch
 from .._multipart import form_data
+from .._request_checks import (
+    MAX_PAGE_SIZE,
+    check_json_object,
+    check_metadata,
+    check_string,
+    check_timestamp,
+)
 from ._shared import Pages, Paths, items_of, list_page
 
 

@@ -7,16 +7,16 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from .._call import Call, decoded
-from .._checks import (
-    check_id,
+from .._checks import check_id
+from .._decode import Fields
+from .._errors import ConfigError
+from .._models import Page, Peer, PeerContext, Session
+from .._request_checks import (
     check_id_query,
     check_json_object,
     check_optional_metadata,
     check_string,
 )
-from .._decode import Fields
-from .._errors import ConfigError
-from .._models import Page, Peer, PeerContext, Session
 from ._shared import (
     Paths,
     as_query,

@@ -10,9 +10,10 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from .._call import Call, decoded, nothing
-from .._checks import check_flag, check_id, check_optional_metadata, check_paging
+from .._checks import check_flag, check_id
 from .._errors import ConfigError
 from .._models import Page, Scope, ScopeStatus, Session
+from .._request_checks import check_optional_metadata, check_paging
 from ._shared import Paths, check_scope_id, get_or_create, id_list, page_of
 
 # How many sessions one add may name (the server's ``ScopeSessionsAdd``).

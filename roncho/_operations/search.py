@@ -6,8 +6,9 @@ from collections.abc import Mapping
 from typing import Any
 
 from .._call import Call
-from .._checks import check_id, check_json_object, check_positive_int, check_string
+from .._checks import check_id, check_positive_int
 from .._models import Message
+from .._request_checks import check_json_object, check_string
 from ._shared import Paths, items_of
 
 

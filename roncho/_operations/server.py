@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from .._call import Call, Response, decoded, read_json
-from .._checks import check_id_query, check_timestamp
 from .._errors import ConfigError, DecodeError, StatusError
 from .._models import Health, QueueStatus
+from .._request_checks import check_id_query, check_timestamp
 from ._shared import Paths
 
 

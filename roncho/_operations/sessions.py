@@ -7,15 +7,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from .._call import Call, decoded, nothing
-from .._checks import (
-    check_flag,
-    check_id,
-    check_id_query,
-    check_json_object,
-    check_optional_metadata,
-    check_paging,
-    check_positive_int,
-)
+from .._checks import check_flag, check_id, check_positive_int
 from .._errors import ConfigError
 from .._models import (
     DeleteAccepted,
@@ -25,6 +17,12 @@ from .._models import (
     SessionContext,
     SessionPeerConfig,
     Summaries,
+)
+from .._request_checks import (
+    check_id_query,
+    check_json_object,
+    check_optional_metadata,
+    check_paging,
 )
 from ._shared import (
     Paths,

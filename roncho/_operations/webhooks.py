@@ -5,9 +5,10 @@ from __future__ import annotations
 from typing import NoReturn
 
 from .._call import Call, Response, decoded, nothing
-from .._checks import check_id, check_paging, check_webhook_url
+from .._checks import check_id
 from .._errors import StatusError, WebhookLimitError
 from .._models import Page, WebhookEndpoint
+from .._request_checks import check_paging, check_webhook_url
 from ._shared import Paths, page_of
 
 # What the server says when it refuses an IP literal; explained in the error it becomes.

@@ -7,9 +7,10 @@ from collections.abc import Mapping
 from typing import Any, NoReturn
 
 from .._call import Call, decoded, nothing
-from .._checks import check_flag, check_id, check_json_object, check_optional_metadata
+from .._checks import check_flag, check_id
 from .._errors import ConfigError, StatusError, WorkspaceBusyError
 from .._models import DeleteAccepted, Page, Workspace
+from .._request_checks import check_json_object, check_optional_metadata
 from ._shared import Paths, get_or_create, list_page, update
 
 

@@ -1,4 +1,5 @@
-"""roncho.aio: the asyncio client, ``AsyncClient``, a thin sibling of ``roncho.Client``.
+"""roncho.aio: the asyncio client, ``AsyncClient``, a thin sibling of ``roncho.Client``
+(whose text is written from this package's, scripts/render_clients.py).
 
 Importing it imports asyncio (``import roncho`` alone never does). Standard library only;
 ssl loads only for an https base URL.

@@ -1,12 +1,19 @@
-"""AsyncClient: the asyncio twin of ``Client``, the same operations as coroutines.
+"""AsyncClient: the asyncio Honcho client, one method per operation, and its executor.
 
-The operations (checks, requests, decoders), the configuration, the key handling and the
-errors are the blocking client's own (``_client_core.ClientCore``); only the I/O differs.
-One connection per call, no retry, no redirect, the response cap enforced while reading,
-the key in a bytearray wiped on close and the request bytes holding it wiped once sent. A
-cancelled call aborts its connection at once.
+Written once, in roncho/aio/_client.py, for both clients: ``scripts/render_clients.py``
+writes roncho/_client.py from it with the table of ``scripts/_unasync.py`` (``async`` and
+``await`` out, the asyncio names to the blocking ones), so the two clients differ only
+there and in their transports. ``ClientCore`` (``_client_core``) holds what they share
+apart from I/O: construction and its defaults, the key, copies and close().
 
-The operation methods are written out by ``scripts/render_clients.py``, as Client's are.
+Each method checks its arguments and describes its call (its operation, in
+``_operations``), and the executor runs it on one new connection: connect, send, read
+until the sans-IO exchange has its answer (the response cap enforced while reading),
+close. Nothing is retried, no redirect is followed, nothing is logged, and no state
+changes after construction except the key (a bytearray) being wiped by close(); the
+request bytes that hold it are wiped once sent. The operation methods are written out by
+the same script from the operations' own signatures and docstrings (between the
+GENERATED markers; edit the operation, not the method, and run the script).
 """
 
 from __future__ import annotations
@@ -18,22 +25,25 @@ from typing import TYPE_CHECKING, TypeVar
 
 from .. import _operations as ops
 from .._call import Call
-from .._checks import MAX_PAGE_SIZE
-from .._client_core import DEFAULT_MAX_RESPONSE_BYTES, ClientCore
-from .._derivation import (
+from .._client_core import (
     DEFAULT_BOUND,
+    DEFAULT_CONNECT_TIMEOUT,
     DEFAULT_GRACE,
     DEFAULT_INTERVAL,
-    DerivationOutcome,
-    DerivationWait,
-    DeriverGates,
-    Pause,
+    DEFAULT_MAX_RESPONSE_BYTES,
+    DEFAULT_READ_TIMEOUT,
+    ClientCore,
 )
+from .._closing import AsyncClosing
 from .._errors import DeadlineExceeded, RonchoError
 from .._exchange import Exchange
 from .._operations import Pages
-from ._stream import AsyncChatStream, AsyncClosing
+from .._request_checks import MAX_PAGE_SIZE
+from ._stream import AsyncChatStream
 from ._transport import AsyncConnection, connect
+
+if TYPE_CHECKING:
+    from .._derivation import DerivationOutcome, DeriverGates
 
 if TYPE_CHECKING:
     # BEGIN GENERATED imports (scripts/render_clients.py)
@@ -64,15 +74,31 @@ if TYPE_CHECKING:
     )
     # END GENERATED imports
 
+__all__ = ["AsyncClient"]
+
 T = TypeVar("T")
 
 
 class AsyncClient(ClientCore, AsyncClosing):
-    """An asyncio Honcho v3 client for one workspace: ``Client``'s methods as coroutines.
+    """An asyncio Honcho v3 client for one workspace.
 
-    Immutable; share one instance between tasks. Each call opens its own connection, so
-    calls never wait on each other. Use ``async with`` (or close()) so the key is wiped.
-    The arguments are Client's, with the same meaning and checks.
+    Immutable and thread-safe: share one instance between threads or tasks. Each call
+    opens its own connection (``Connection: close``), so calls never wait on each other.
+    Open it with ``async with`` (or call close()) so the key is wiped when you are done.
+
+    Args:
+        base_url: ``http://`` or ``https://``, a host, optional port and path prefix.
+            Required: roncho has no default server and reads no environment.
+        workspace: the workspace id every call works in (Honcho's id rule).
+        api_key: sent as ``Authorization: Bearer <key>``; None sends no header. Keys are
+            per workspace, so one client carries that workspace's key. The key never
+            appears in ``repr()``, ``str()`` or any error, and is overwritten on close().
+        connect_timeout: seconds per resolved address (name resolution is not bounded).
+        read_timeout: an idle timeout, "no bytes for N seconds", not a total.
+        max_response_bytes: the cap on a response body, enforced while reading.
+        read_only: refuse every call that changes server state, before sending.
+
+    Every method also takes ``deadline``: an optional total, in seconds, for that call.
     """
 
     __slots__ = ()
@@ -84,21 +110,21 @@ class AsyncClient(ClientCore, AsyncClosing):
         workspace: str,
         *,
         api_key: str | None = None,
-        connect_timeout: float = 10.0,
-        read_timeout: float = 120.0,
+        connect_timeout: float = DEFAULT_CONNECT_TIMEOUT,
+        read_timeout: float = DEFAULT_READ_TIMEOUT,
         max_response_bytes: int = DEFAULT_MAX_RESPONSE_BYTES,
         read_only: bool = False,
     ) -> None:
         # Spelled out here (ClientCore checks them) so that a call without a workspace
         # fails naming this class, not an internal one.
-        super().__init__(
+        self._configure(
             base_url,
             workspace,
-            api_key=api_key,
-            connect_timeout=connect_timeout,
-            read_timeout=read_timeout,
-            max_response_bytes=max_response_bytes,
-            read_only=read_only,
+            api_key,
+            connect_timeout,
+            read_timeout,
+            max_response_bytes,
+            read_only,
         )
 
     # BEGIN GENERATED methods (scripts/render_clients.py)
@@ -1013,7 +1039,7 @@ class AsyncClient(ClientCore, AsyncClosing):
 
     # END GENERATED methods
 
-    # -- hand-written: a wait made of many calls (its logic: _derivation) --------
+    # -- a wait made of many calls (its logic: _derivation, loaded on the first wait) ------
     async def wait_for_derivation(
         self,
         session_id: str,
@@ -1040,6 +1066,8 @@ class AsyncClient(ClientCore, AsyncClosing):
         seen. Raises what queue_status raises, and DeadlineExceeded only when not one read
         of the session was answered within the deadline.
         """
+        from .._derivation import DerivationOutcome, DerivationWait, Pause  # on first use
+
         wait = DerivationWait(
             session_id,
             since,
@@ -1062,10 +1090,6 @@ class AsyncClient(ClientCore, AsyncClosing):
                 wait.ran_out(error)
                 continue
             wait.received(step, status)
-
-    def close(self) -> None:
-        """Overwrite the key in memory; the client refuses calls afterwards."""
-        self._wipe()
 
     # -- how every method runs its operation: one connection per call ----------------------
     async def _run(self, call: Call[T], deadline: float | None) -> T:
@@ -1093,12 +1117,14 @@ class AsyncClient(ClientCore, AsyncClosing):
     async def _exchange(
         self, call: Call[T], deadline: float | None
     ) -> tuple[AsyncConnection, Exchange[T]]:
-        """Connect, send, and read until the exchange needs no more (a stream: its head)."""
+        """Connect, send, and read until the exchange needs no more (a stream: its head).
+        Whatever ends it early, a cancelled task or Ctrl-C included, closes the connection."""
         exchange, timeouts = self._start(call, deadline)
         connection = await connect(
             self._endpoint, timeouts, self._tls, call.what, type(self)._new_socket
         )
         try:
+            # Only now, connected, is the request with the key built (and wiped once sent).
             with exchange.sending(self._endpoint) as wire:
                 await connection.send(wire)
             while exchange.needs_more:

@@ -1,59 +1,67 @@
-"""AsyncChatStream: ChatStream for asyncio, over the same sans-IO exchange and decoder,
-and ``async with`` / ``aclose()`` for the asyncio objects whose close() is immediate."""
+"""AsyncChatStream: the dialectic's answer as it arrives, one chunk per server-sent event.
+
+It owns one open connection and the call's sans-IO exchange: each pull asks the exchange
+for the next chunk and, when it needs bytes, reads once from the connection. The idle read
+timeout applies between reads, so a slow answer can be told from a dead one; a stream that
+ends before ``{"done": true}`` is a ProtocolError.
+
+Written once, in roncho/aio/_stream.py, for both halves: ``scripts/render_clients.py``
+writes roncho/_stream.py from it with the table of ``scripts/_unasync.py``.
+"""
 
 from __future__ import annotations
 
-from typing import NoReturn, Self
+from typing import Any
 
-from .._models import ChatAnswer, ChatChunk
+from .._closing import AsyncClosing
+from .._errors import ConfigError
+from .._exchange import Exchange
+from .._models import ChatAnswer, ChatChunk, Evidence
 from .._network import AsyncStream
-from .._stream import StreamCore
+
+__all__ = ["AsyncChatStream"]
 
 
-class AsyncClosing:
-    """Closes on leaving ``async with``; ``aclose()`` is close() for asyncio's habits."""
+class AsyncChatStream(AsyncClosing):
+    """ChatChunk after ChatChunk (``async for``) over one open connection; leaving its
+    ``async with`` block closes it.
 
-    __slots__ = ()
-
-    def close(self) -> None:
-        raise NotImplementedError
-
-    async def aclose(self) -> None:
-        """The same as close(), which never waits."""
-        self.close()
-
-    async def __aenter__(self) -> Self:
-        return self
-
-    # A plain `with` would otherwise end in Python's generic protocol error.
-    def __enter__(self) -> NoReturn:
-        raise TypeError(
-            f"{type(self).__name__} is an asynchronous context manager: write `async with`, "
-            "inside an async function, not `with`"
-        )
-
-    def __exit__(self, *exc: object) -> None:
-        return None
-
-    async def __aexit__(self, *exc: object) -> None:
-        self.close()
-
-
-class AsyncChatStream(StreamCore, AsyncClosing):
-    """Async iterator of ChatChunk over one open connection; ``async with`` closes it.
-
-    The same rules as ChatStream: ``text`` and ``evidence`` after the final chunk, a
-    stream ending without its final event is a ProtocolError, the idle read timeout
-    applies between reads.
+    After the final chunk, ``evidence`` holds what the server sent with it (if anything)
+    and ``text`` the whole answer. A stream that ends without its final event raises
+    ProtocolError; one that stalls longer than read_timeout raises ReadTimeout.
     """
 
-    _connection: AsyncStream
+    def __init__(self, connection: AsyncStream, exchange: Exchange[Any]) -> None:
+        assert exchange.chat is not None
+        self._connection = connection
+        self._exchange = exchange
+        self._chat = exchange.chat
+        self._closed = False
+        self._read_out = False  # the end was handed out once: a second read is a mistake
+
+    @property
+    def text(self) -> str:
+        """The content received so far."""
+        return self._chat.text
+
+    @property
+    def evidence(self) -> Evidence | None:
+        """What the server sent with the final chunk, if anything."""
+        return self._chat.evidence
+
+    @property
+    def finished(self) -> bool:
+        return self._chat.finished
 
     def __aiter__(self) -> AsyncChatStream:
         return self
 
     async def __anext__(self) -> ChatChunk:
-        self._check_unread()
+        if self._read_out:  # iterating it again would silently yield nothing
+            raise ConfigError(
+                f"{self._exchange.call.op}: this stream was already read to its end; "
+                "its whole answer is in text and evidence (or read_all())"
+            )
         try:
             while (chunk := self._exchange.next_chunk(self._closed)) is None:
                 if self.finished:
@@ -65,11 +73,17 @@ class AsyncChatStream(StreamCore, AsyncClosing):
         if chunk is None:
             self._read_out = True
             raise StopAsyncIteration  # the connection closed with the final chunk
-        return self._chunk(chunk)
+        if self.finished:  # the final event is in: the connection has no more to give
+            self.close()
+        return chunk
 
     async def read_all(self) -> ChatAnswer:
         """Drain the stream into one ChatAnswer (again the same one once it was read)."""
         if not self._read_out:
             async for _ in self:
                 pass
-        return self._answer()
+        return ChatAnswer(content=self.text, evidence=self.evidence)
+
+    def close(self) -> None:
+        self._closed = True
+        self._connection.close()

@@ -14,6 +14,7 @@ import json
 import subprocess
 import sys
 import textwrap
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -154,3 +155,42 @@ def test_import_roncho_aio_loads_asyncio_but_no_ssl_thread_or_environment() -> N
     assert report["threads"] == 1, report["thread_names"]
     assert report["environ"] == []
     assert report["bad_opens"] == []
+
+
+
+# The add-ons beside the call path (docs/core.md): each loads only when used.
+CHECKOUT = Path(__file__).resolve().parents[2]  # the roncho these tests are about
+ADD_ONS = ("roncho._derivation", "roncho.webhooks", "roncho._scratch", "roncho.pytest_plugin")
+
+
+def _fresh(code: str) -> str:
+    """What ``code`` prints in a fresh interpreter that imports this checkout's roncho."""
+    out = subprocess.run(
+        [sys.executable, "-B", "-s", "-c", code],
+        env={"PYTHONPATH": str(CHECKOUT)},
+        capture_output=True,
+        text=True,
+        timeout=SUBPROCESS_TIMEOUT,
+        cwd="/",
+    )
+    assert out.returncode == 0, out.stderr
+    return out.stdout
+
+
+def test_import_loads_no_add_on_and_no_asyncio() -> None:
+    """``import roncho`` loads none of the four add-ons (the deriver wait, webhooks, the
+    scratch workspace, the pytest plugin) and not asyncio; an add-on loads on first use,
+    and the deriver wait's records keep their public names."""
+    code = "import json, sys, roncho\nprint(roncho.__file__, json.dumps(sorted(sys.modules)))"
+    where, modules = _fresh(code).split(" ", 1)
+    loaded = set(json.loads(modules))
+    assert where == str(CHECKOUT / "roncho" / "__init__.py")  # the probe imported this one
+    assert "roncho._client" in loaded
+    assert loaded & set(ADD_ONS) == set()
+    assert "asyncio" not in loaded
+    used = _fresh(
+        "import sys, roncho\n"
+        "print(roncho.DerivationOutcome.__module__, roncho.scratch_workspace.__module__,\n"
+        "      'roncho._derivation' in sys.modules, 'roncho._scratch' in sys.modules)"
+    )
+    assert used.split() == ["roncho", "roncho", "True", "True"]

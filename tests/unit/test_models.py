@@ -47,14 +47,14 @@ from roncho import (
     Workspace,
     parse_timestamp,
 )
-from roncho._checks import (
+from roncho._decode import decode_list
+from roncho._record import Record
+from roncho._request_checks import (
     MAX_CONCLUSION_CHARS,
     MAX_MESSAGE_CHARS,
     MAX_METADATA_DEPTH,
     MAX_METADATA_KEYS,
 )
-from roncho._decode import decode_list
-from roncho._record import Record
 
 MYPY_TIMEOUT = 120  # seconds; a cold mypy run on a shared machine
 WHEN = "2026-11-30T12:00:00.123456Z"

@@ -22,10 +22,11 @@ from hypothesis import strategies as st
 
 import roncho._client
 from roncho import Client, ConfigError, DecodeError, Message, MessageCreate
-from roncho._checks import ID_PATTERN, check_json, check_metadata
+from roncho._checks import ID_PATTERN
 from roncho._decode import Fields
 from roncho._http import BodyData, ResponseEnd, ResponseHead, ResponseParser, build_request
 from roncho._models import ConclusionCreate, render_batch
+from roncho._request_checks import check_json, check_metadata
 from roncho._sse import ServerSentEvent, SSEDecoder
 
 # Examples per property in CI: 6 properties x 300 take about 6 s on one core.

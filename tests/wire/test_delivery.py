@@ -189,7 +189,9 @@ def stamped(batch: Sequence[roncho.MessageCreate], sync_id: str) -> list[roncho.
 def landed(client: roncho.Client, session_id: str, sync_id: str) -> tuple[roncho.Message, ...]:
     """The messages of one batch that the server holds (a batch is at most 100 messages)."""
     page = client.list_messages(
-        session_id, size=roncho._checks.MAX_PAGE_SIZE, filters={"metadata": {"sync_id": sync_id}}
+        session_id,
+        size=roncho._request_checks.MAX_PAGE_SIZE,
+        filters={"metadata": {"sync_id": sync_id}},
     )
     return page.items
 
