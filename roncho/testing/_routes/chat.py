@@ -10,8 +10,9 @@ from .. import _scopes
 from .._backends import chat, peers, workspaces
 from .._common import ApiError, JsonDict
 from .._options import Options
+from .._routing import Route, Services
 from .._validate import get_bool, get_dict, get_literal, get_str
-from .._web import Ctx, P, Response, Route, Services, W, json_response, require_member
+from .._web import Ctx, P, Response, W, json_response, require_member
 from .peers import chat_sessions, check_scope_option
 
 MAX_QUERY_CHARS = 10000

@@ -6,9 +6,10 @@ from .. import _filters, _scopes
 from .._backends import conclusions, workspaces
 from .._backends.conclusions import NewConclusion
 from .._common import ApiError, JsonDict, validation_error
+from .._routing import Route, Services
 from .._state import Conclusion, conclusion_json, conclusion_row
 from .._validate import get_float, get_int, get_list, get_str, query_bool
-from .._web import Ctx, Response, Route, Services, W, filters_of, json_response, page
+from .._web import Ctx, Response, W, filters_of, json_response, page
 
 # The server's batch limit and conclusion size.
 MAX_BATCH = 100

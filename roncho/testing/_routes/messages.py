@@ -9,9 +9,10 @@ from .._backends import messages, workspaces
 from .._backends.messages import NewMessage
 from .._common import ApiError, JsonDict, error_item, parse_datetime, validation_error
 from .._multipart import FilePart, parse_form
+from .._routing import Route, Services
 from .._state import message_json, message_row
 from .._validate import get_bool, get_dict, get_list, get_metadata, get_str
-from .._web import Ctx, Response, Route, S, Services, filters_of, json_response, paged
+from .._web import Ctx, Response, S, filters_of, json_response, paged
 
 # The server's batch limit and message size.
 MAX_BATCH = 100

@@ -8,6 +8,7 @@ from collections.abc import Mapping
 from .. import _auth, _filters, _scopes
 from .._backends import conclusions, peers, workspaces
 from .._common import ApiError, validation_error
+from .._routing import Route, Services
 from .._state import peer_json, peer_row, session_json, session_row
 from .._validate import (
     get_bool,
@@ -22,7 +23,7 @@ from .._validate import (
     query_float,
     query_int,
 )
-from .._web import Ctx, P, Response, Route, Services, W, filters_of, json_response, paged
+from .._web import Ctx, P, Response, W, filters_of, json_response, paged
 
 
 def create_peer(services: Services, ctx: Ctx) -> Response:

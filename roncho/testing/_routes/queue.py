@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from .._backends import queue, workspaces
-from .._web import Ctx, Response, Route, Services, W, json_response
+from .._routing import Route, Services
+from .._web import Ctx, Response, W, json_response
 
 
 def queue_status(services: Services, ctx: Ctx) -> Response:

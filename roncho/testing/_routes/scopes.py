@@ -5,9 +5,10 @@ from __future__ import annotations
 from .. import _scopes
 from .._backends import scopes, workspaces
 from .._common import ID_PATTERN, validation_error
+from .._routing import Route, Services
 from .._state import scope_json, session_json
 from .._validate import get_list, get_metadata, get_str
-from .._web import Ctx, Response, Route, Services, W, json_response, paged
+from .._web import Ctx, Response, W, json_response, paged
 
 SC = W + "/scopes/{sc}"
 

@@ -7,9 +7,10 @@ from collections.abc import Mapping
 from .. import _filters, _scopes
 from .._backends import search, workspaces
 from .._common import ApiError, validation_error
+from .._routing import Route, Services
 from .._state import message_json, message_row
 from .._validate import get_int, get_str
-from .._web import Ctx, P, Response, Route, S, Services, W, filters_of, json_response
+from .._web import Ctx, P, Response, S, W, filters_of, json_response
 
 
 def _search(services: Services, ctx: Ctx, forced: Mapping[str, str]) -> Response:

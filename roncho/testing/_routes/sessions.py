@@ -8,6 +8,7 @@ from urllib.parse import parse_qs
 from .. import _auth, _filters, _scopes
 from .._backends import conclusions, peers, scopes, sessions, workspaces
 from .._common import ApiError, estimate_tokens, validation_error
+from .._routing import Route, Services
 from .._state import message_json, peer_json, session_json, session_row
 from .._validate import (
     get_dict,
@@ -21,9 +22,7 @@ from .._validate import (
 from .._web import (
     Ctx,
     Response,
-    Route,
     S,
-    Services,
     W,
     check_configuration,
     filters_of,

@@ -13,7 +13,8 @@ from urllib.parse import urlparse
 
 from .._backends import workspaces
 from .._common import ApiError, JsonDict, validation_error
-from .._web import Ctx, Response, Route, Services, W, json_response, page
+from .._routing import Route, Services
+from .._web import Ctx, Response, W, json_response, page
 
 
 def check_url(value: object) -> str:

@@ -5,19 +5,10 @@ from __future__ import annotations
 from .. import _auth, _filters, _scopes
 from .._backends import workspaces
 from .._common import ApiError
+from .._routing import Route, Services
 from .._state import workspace_json, workspace_row
 from .._validate import get_bool, get_dict, get_id, get_literal, get_metadata, get_str
-from .._web import (
-    Ctx,
-    Response,
-    Route,
-    Services,
-    W,
-    check_configuration,
-    filters_of,
-    json_response,
-    paged,
-)
+from .._web import Ctx, Response, W, check_configuration, filters_of, json_response, paged
 
 DREAM_TYPES = ("omni", "card_refresh")
 
