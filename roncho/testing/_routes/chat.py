@@ -6,8 +6,7 @@ import json
 import re
 from typing import Any
 
-from .. import _scopes
-from .._backends import chat, peers, workspaces
+from .._backends import chat, peers, scopes, workspaces
 from .._common import ApiError, JsonDict
 from .._options import Options
 from .._routing import Route, Services
@@ -41,15 +40,15 @@ def peer_chat(services: Services, ctx: Ctx) -> Response:
     options = _chat_options(body)
     target = get_str(body, "target", ["body"])
     session_id = get_str(body, "session_id", ["body"])
-    scope = _scopes.parse_option(body.get("scope"), ["body", "scope"])
+    scope = scopes.parse_option(body.get("scope"), ["body", "scope"])
     if scope is not None:
         check_scope_option(ctx, body.get("filters"), session_id)
     allow = chat_sessions(body.get("filters"), session_id)
     peer = ctx.params["p"]
     ws = workspaces.find_or_create(services.store, ctx.w)
-    _scopes.refuse_observed(ws, [peer, *([target] if target else [])], _scopes.CHAT)
+    scopes.refuse_observed(ws, [peer, *([target] if target else [])], scopes.CHAT)
     if scope is not None:
-        allow = _scopes.resolve(ws, ctx.w, scope)
+        allow = scopes.resolve(ws, ctx.w, scope)
     peers.find_or_create(ws, peer)
     try:
         chat.check_peer_targets(ws, ctx.w, target, session_id)

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from .. import _filters, _scopes
-from .._backends import conclusions, workspaces
+from .. import _filters
+from .._backends import conclusions, scopes, workspaces
 from .._backends.conclusions import NewConclusion
 from .._common import ApiError, JsonDict, validation_error
 from .._routing import Route, Services
@@ -48,7 +48,7 @@ def create_conclusions(services: Services, ctx: Ctx) -> Response:
     raw = get_list(body, key, ["body"], min_items=1, max_items=MAX_BATCH, required=True) or []
     batch = [_conclusion_input(item, ["body", key, index]) for index, item in enumerate(raw)]
     ws = workspaces.find(services.store, ctx.w)
-    _scopes.refuse(ws, [c.observed_id for c in batch], _scopes.CONCLUSION)
+    scopes.refuse(ws, [c.observed_id for c in batch], scopes.CONCLUSION)
     created = conclusions.create(services.store, ws, ctx.w, batch)
     return json_response(201, [render(services, c) for c in created])
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import json
 
-from .. import _filters, _scopes
-from .._backends import messages, workspaces
+from .. import _filters
+from .._backends import messages, scopes, workspaces
 from .._backends.messages import NewMessage
 from .._common import ApiError, JsonDict, error_item, parse_datetime, validation_error
 from .._multipart import FilePart, parse_form
@@ -57,7 +57,7 @@ def create_messages(services: Services, ctx: Ctx) -> Response:
     )
     batch = [_message_input(item, ["body", "messages", i]) for i, item in enumerate(raw)]
     ws = workspaces.find_or_create(services.store, ctx.w)
-    _scopes.refuse(ws, [m.peer_id for m in batch], _scopes.AUTHOR)
+    scopes.refuse(ws, [m.peer_id for m in batch], scopes.AUTHOR)
     created = messages.create(services.store, services.deriver, ws, ctx.params["s"], batch)
     return json_response(201, [message_json(m) for m in created])
 
@@ -108,7 +108,7 @@ def upload_messages(services: Services, ctx: Ctx) -> Response:
     metadata = _json_field(fields.get("metadata"))
     created_at = parse_datetime(fields["created_at"]) if fields.get("created_at") else None
     ws = workspaces.find_or_create(services.store, ctx.w)
-    _scopes.refuse(ws, [fields["peer_id"]], _scopes.AUTHOR)
+    scopes.refuse(ws, [fields["peer_id"]], scopes.AUTHOR)
     created = messages.upload(
         services.store,
         services.deriver,

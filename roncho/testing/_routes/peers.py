@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from .. import _auth, _filters, _scopes
-from .._backends import conclusions, peers, workspaces
+from .. import _auth, _filters
+from .._backends import conclusions, peers, scopes, workspaces
 from .._common import ApiError, validation_error
 from .._routing import Route, Services
 from .._state import peer_json, peer_row, session_json, session_row
@@ -54,7 +54,7 @@ def list_peers(services: Services, ctx: Ctx) -> Response:
     found = list(ws.peers.values()) if ws else []
     # Scope peers are left out unless `kind` asks for them ("scope": only them).
     if kind != "all":
-        found = [p for p in found if _scopes.is_scope(ws, p.id) == (kind == "scope")]
+        found = [p for p in found if scopes.is_scope(ws, p.id) == (kind == "scope")]
     items = [peer_json(peer) for peer in found if match(peer_row(peer))]
     return paged(ctx, items)
 
@@ -64,7 +64,7 @@ def update_peer(services: Services, ctx: Ctx) -> Response:
     metadata = get_metadata(body, ["body"])
     configuration = get_dict(body, "configuration", ["body"])
     ws = workspaces.find_or_create(services.store, ctx.w)
-    if _scopes.is_scope(ws, ctx.params["p"]):
+    if scopes.is_scope(ws, ctx.params["p"]):
         raise ApiError(
             422, f"Peer '{ctx.params['p']}' is a scope. Use the scopes routes to manage scopes."
         )
@@ -99,7 +99,7 @@ def put_card(services: Services, ctx: Ctx) -> Response:
         )
     target = ctx.request.query.get("target") or ctx.params["p"]
     ws = workspaces.find(services.store, ctx.w)
-    _scopes.refuse_observed(ws, [target], _scopes.CARD)
+    scopes.refuse_observed(ws, [target], scopes.CARD)
     peers.set_card(ws, ctx.params["p"], target, card, ctx.w)
     return json_response(200, {"peer_card": list(card)})
 
@@ -120,7 +120,7 @@ def peer_context(services: Services, ctx: Ctx) -> Response:
     query_float(query, "search_max_distance", ge=0.0, le=1.0)
     query_bool(query, "include_most_frequent", True)
     ws = workspaces.find(services.store, ctx.w)
-    _scopes.refuse_observed(ws, [peer, target], _scopes.READ_OPTION)
+    scopes.refuse_observed(ws, [peer, target], scopes.READ_OPTION)
     # Seen on 3.0.12: a missing path peer is named in the 404 (not a bare "Peer not
     # found"); a missing target is no error, only an empty representation.
     if ws is None or peer not in ws.peers:
@@ -150,7 +150,7 @@ def check_scope_option(ctx: Ctx, filters: object, session_id: str | None) -> Non
         raise ApiError(422, "`scope` and `filters` are mutually exclusive")
     if session_id:
         raise ApiError(422, "`scope` and `session_id` are mutually exclusive")
-    _scopes.check_key(ctx.claims)
+    scopes.check_key(ctx.claims)
 
 
 def peer_representation(services: Services, ctx: Ctx) -> Response:
@@ -162,15 +162,15 @@ def peer_representation(services: Services, ctx: Ctx) -> Response:
     search = conclusions.Search(get_str(body, "search_query", ["body"]), top_k)
     get_float(body, "search_max_distance", ["body"], ge=0.0, le=1.0)
     get_bool(body, "include_most_frequent", ["body"], None)
-    scope = _scopes.parse_option(body.get("scope"), ["body", "scope"])
+    scope = scopes.parse_option(body.get("scope"), ["body", "scope"])
     if scope is not None:
         check_scope_option(ctx, body.get("filters"), session_id)
     allow = chat_sessions(body.get("filters"), session_id)
     peer = ctx.params["p"]
     ws = workspaces.find(services.store, ctx.w)
-    _scopes.refuse_observed(ws, [peer, target or peer], _scopes.REPRESENTATION)
+    scopes.refuse_observed(ws, [peer, target or peer], scopes.REPRESENTATION)
     if scope is not None:
-        allow = _scopes.resolve(ws, ctx.w, scope)
+        allow = scopes.resolve(ws, ctx.w, scope)
     # Seen on 3.0.12: a missing peer, target or session is not an error, only an
     # empty representation.
     if ws is None:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from .. import _scopes
 from .._backends import scopes, workspaces
 from .._common import ID_PATTERN, validation_error
 from .._routing import Route, Services
@@ -27,7 +26,6 @@ def create_scope(services: Services, ctx: Ctx) -> Response:
     metadata = get_metadata(body, ["body"])
     ws = workspaces.find_or_create(services.store, ctx.w)
     scope, created = scopes.get_or_create(ws, name, metadata)
-    _scopes.backing_peer(ws, name)  # as the server: a scope is a peer `scope.<id>`
     return json_response(201 if created else 200, scope_json(scope))
 
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from .. import _filters, _scopes
-from .._backends import search, workspaces
+from .. import _filters
+from .._backends import scopes, search, workspaces
 from .._common import ApiError, validation_error
 from .._routing import Route, Services
 from .._state import message_json, message_row
@@ -19,7 +19,7 @@ def _search(services: Services, ctx: Ctx, forced: Mapping[str, str]) -> Response
     limit = get_int(body, "limit", ["body"], 10, ge=1, le=100) or 10
     filters = dict(filters_of(body) or {})
     perspective = filters.pop("peer_perspective", None)
-    scope = _scopes.parse_option(body.get("scope"), ["body", "scope"]) if not forced else None
+    scope = scopes.parse_option(body.get("scope"), ["body", "scope"]) if not forced else None
     if isinstance(scope, list):
         raise validation_error(
             "string_type", ["body", "scope"], "Input should be a valid string", scope
@@ -31,7 +31,7 @@ def _search(services: Services, ctx: Ctx, forced: Mapping[str, str]) -> Response
     in_scope: set[str] | None = None
     if scope is not None:
         # A scope with no member sessions matches nothing, not everything.
-        in_scope = _scopes.resolve(ws, ctx.w, scope)
+        in_scope = scopes.resolve(ws, ctx.w, scope)
     hits = search.messages(
         ws,
         text,

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from urllib.parse import parse_qs
 
-from .. import _auth, _filters, _scopes
+from .. import _auth, _filters
 from .._backends import conclusions, peers, scopes, sessions, workspaces
 from .._common import ApiError, estimate_tokens, validation_error
 from .._routing import Route, Services
@@ -46,7 +46,7 @@ def create_session(services: Services, ctx: Ctx) -> Response:
         for key, value in (raw_peers or {}).items()
     }
     scope_names = (
-        _scopes.check_names(body["scopes"], ["body", "scopes"])
+        scopes.check_names(body["scopes"], ["body", "scopes"])
         if body.get("scopes") is not None
         else []
     )
@@ -56,11 +56,10 @@ def create_session(services: Services, ctx: Ctx) -> Response:
     if scope_names and not (claims.admin or (claims.peer is None and claims.session is None)):
         raise ApiError(401, "Scope membership requires a workspace-level key")
     ws = workspaces.find_or_create(services.store, ctx.w)
-    _scopes.refuse(ws, members, _scopes.MEMBERSHIP)
+    scopes.refuse(ws, members, scopes.MEMBERSHIP)
     session, created = sessions.get_or_create(ws, name, metadata, configuration, members)
     for scope_name in scope_names:
         scopes.get_or_create(ws, scope_name, None)
-        _scopes.backing_peer(ws, scope_name)
     if scope_names:
         for scope_name in scope_names:
             scopes.add_sessions(
@@ -107,7 +106,7 @@ def _peer_map(ctx: Ctx) -> dict[str, tuple[bool | None, bool | None]]:
 def add_session_peers(services: Services, ctx: Ctx) -> Response:
     members = _peer_map(ctx)
     ws = workspaces.find_or_create(services.store, ctx.w)
-    _scopes.refuse(ws, members, _scopes.MEMBERSHIP)
+    scopes.refuse(ws, members, scopes.MEMBERSHIP)
     session, _ = sessions.find_or_create(ws, ctx.params["s"])
     sessions.upsert_members(ws, session, members)
     return json_response(200, session_json(session))
@@ -116,7 +115,7 @@ def add_session_peers(services: Services, ctx: Ctx) -> Response:
 def set_session_peers(services: Services, ctx: Ctx) -> Response:
     members = _peer_map(ctx)
     ws = workspaces.find(services.store, ctx.w)
-    _scopes.refuse(ws, members, _scopes.MEMBERSHIP)
+    scopes.refuse(ws, members, scopes.MEMBERSHIP)
     session = sessions.set_members(ws, ctx.w, ctx.params["s"], members)
     return json_response(200, session_json(session))
 
@@ -126,7 +125,7 @@ def remove_session_peers(services: Services, ctx: Ctx) -> Response:
     if not isinstance(raw, list) or not all(isinstance(v, str) for v in raw):
         raise validation_error("list_type", ["body"], "Input should be a valid list", raw)
     ws = workspaces.find(services.store, ctx.w)
-    _scopes.refuse(ws, raw, _scopes.MEMBERSHIP)
+    scopes.refuse(ws, raw, scopes.MEMBERSHIP)
     session = sessions.remove_members(ws, ctx.w, ctx.params["s"], raw)
     return json_response(200, session_json(session))
 
@@ -136,14 +135,14 @@ def list_session_peers(services: Services, ctx: Ctx) -> Response:
     items = [
         peer_json(peer)
         for peer in sessions.active_members(ws, ctx.params["s"])
-        if not _scopes.is_scope(ws, peer.id)
+        if not scopes.is_scope(ws, peer.id)
     ]
     return json_response(200, page(ctx.request.query, items))
 
 
 def get_peer_config(services: Services, ctx: Ctx) -> Response:
     ws = workspaces.find(services.store, ctx.w)
-    _scopes.refuse(ws, [ctx.params["p"]], _scopes.MEMBERSHIP_CONFIG)
+    scopes.refuse(ws, [ctx.params["p"]], scopes.MEMBERSHIP_CONFIG)
     member = sessions.member_config(ws, ctx.w, ctx.params["s"], ctx.params["p"])
     return json_response(
         200, {"observe_me": member.observe_me, "observe_others": member.observe_others}
@@ -153,7 +152,7 @@ def get_peer_config(services: Services, ctx: Ctx) -> Response:
 def put_peer_config(services: Services, ctx: Ctx) -> Response:
     observe_me, observe_others = session_peer_config(ctx.body(), ["body"])
     ws = workspaces.find(services.store, ctx.w)
-    _scopes.refuse(ws, [ctx.params["p"]], _scopes.MEMBERSHIP_CONFIG)
+    scopes.refuse(ws, [ctx.params["p"]], scopes.MEMBERSHIP_CONFIG)
     sessions.set_member_config(
         ws, ctx.w, ctx.params["s"], ctx.params["p"], observe_me, observe_others
     )
@@ -172,27 +171,27 @@ def session_context(services: Services, ctx: Ctx) -> Response:
     limit = query_int(query, "max_conclusions", 100, ge=1, le=100)
     peer_target = query.get("peer_target") or None
     peer_perspective = query.get("peer_perspective") or None
-    scope = _scopes.parse_option(query.get("scope"), ["query", "scope"])
+    scope = scopes.parse_option(query.get("scope"), ["query", "scope"])
     name = ctx.params["s"]
     if peer_perspective and not peer_target:
         raise ApiError(422, "peer_target must be provided if peer_perspective is provided")
     ws = workspaces.find(services.store, ctx.w)
     if peer_target is not None:
-        _scopes.refuse_observed(ws, [peer_target], _scopes.CONTEXT_TARGET)
+        scopes.refuse_observed(ws, [peer_target], scopes.CONTEXT_TARGET)
     if peer_perspective is not None:
-        _scopes.refuse(ws, [peer_perspective], _scopes.PERSPECTIVE)
+        scopes.refuse(ws, [peer_perspective], scopes.PERSPECTIVE)
     if scope is not None:
         if peer_perspective:
             raise ApiError(422, "`scope` and `peer_perspective` are mutually exclusive")
         if not peer_target:
             raise ApiError(422, "peer_target must be provided if scope is provided")
-        _scopes.check_key(ctx.claims, session_key_too=True)
+        scopes.check_key(ctx.claims, session_key_too=True)
     allow = _context_allowlist(services, ctx, name, peer_target, peer_perspective, limit_to_session)
     if scope is not None and "sessions" in parse_qs(ctx.request.raw_query):
         raise ApiError(422, "`sessions` and `scope` are mutually exclusive")
     ws = workspaces.find(services.store, ctx.w)
     if scope is not None:
-        allow = sorted(_scopes.resolve(ws, ctx.w, scope))
+        allow = sorted(scopes.resolve(ws, ctx.w, scope))
     if allow is None and peer_target is not None:
         # Seen on 3.0.12: without a session allowlist the perspective and target peers
         # are looked up first (404, before the session's own 404); with one, a missing

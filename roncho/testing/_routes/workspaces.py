@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from .. import _auth, _filters, _scopes
-from .._backends import workspaces
+from .. import _auth, _filters
+from .._backends import scopes, workspaces
 from .._common import ApiError
 from .._routing import Route, Services
 from .._state import workspace_json, workspace_row
@@ -58,7 +58,7 @@ def schedule_dream(services: Services, ctx: Ctx) -> Response:
     get_bool(body, "rebuild", ["body"], False)
     if observed is not None:
         ws = workspaces.find(services.store, ctx.w)
-        _scopes.refuse_observed(ws, [observed], _scopes.DREAM)
+        scopes.refuse_observed(ws, [observed], scopes.DREAM)
     return Response(204, b"")
 
 
