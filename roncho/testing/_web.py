@@ -177,14 +177,3 @@ def check_configuration(config: JsonDict | None, loc: list[str | int]) -> JsonDi
             )
         get_bool(reasoning, "enabled", [*loc, "configuration", "reasoning"], None)
     return config
-
-
-def require_member(ctx: Ctx, ws: Workspace | None, session_name: str) -> None:
-    """A peer key may only read sessions it is an active member of."""
-    peer = ctx.claims.peer
-    if peer is None or ctx.claims.admin:
-        return
-    session = ws.sessions.get(session_name) if ws else None
-    member = session.members.get(peer) if session else None
-    if member is None or not member.active:
-        raise ApiError(401, _auth.NOT_PERMITTED)

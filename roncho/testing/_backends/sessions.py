@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from .. import _auth
+from .._auth import Claims
 from .._common import ApiError, JsonDict, nanoid, utcnow
 from .._deriver import Deriver
 from .._state import Membership, Message, Peer, Session, Store, Workspace
@@ -49,6 +51,17 @@ def is_member(store: Store, w: str, s: str, peer: str) -> bool:
         return False
     member = session.members.get(peer)
     return member is not None and member.active
+
+
+def require_member(ws: Workspace | None, name: str, claims: Claims) -> None:
+    """A peer key may only read sessions it is an active member of (401 otherwise)."""
+    peer = claims.peer
+    if peer is None or claims.admin:
+        return
+    session = ws.sessions.get(name) if ws else None
+    member = session.members.get(peer) if session else None
+    if member is None or not member.active:
+        raise ApiError(401, _auth.NOT_PERMITTED)
 
 
 def _check_observers(name: str, members: Mapping[str, Membership]) -> None:

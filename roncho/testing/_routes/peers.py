@@ -3,10 +3,8 @@ representation (`/context` and `/representation`)."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-
 from .. import _auth, _filters
-from .._backends import conclusions, peers, scopes, workspaces
+from .._backends import context, peers, scopes, workspaces
 from .._common import ApiError, validation_error
 from .._routing import Route, Services
 from .._state import peer_json, peer_row, session_json, session_row
@@ -22,6 +20,7 @@ from .._validate import (
     query_bool,
     query_float,
     query_int,
+    query_top_k,
 )
 from .._web import Ctx, P, Response, W, filters_of, json_response, paged
 
@@ -104,53 +103,24 @@ def put_card(services: Services, ctx: Ctx) -> Response:
     return json_response(200, {"peer_card": list(card)})
 
 
-def query_top_k(query: Mapping[str, str]) -> int | None:
-    """`search_top_k` of a representation query string (absent or empty: None)."""
-    if not query.get("search_top_k"):
-        return None
-    return query_int(query, "search_top_k", 10, ge=1, le=100)
-
-
 def peer_context(services: Services, ctx: Ctx) -> Response:
     query = ctx.request.query
     peer = ctx.params["p"]
     target = query.get("target") or peer
     limit = query_int(query, "max_conclusions", 100, ge=1, le=100)
-    search = conclusions.Search(query.get("search_query") or None, query_top_k(query))
+    search = context.Search(query.get("search_query") or None, query_top_k(query))
     query_float(query, "search_max_distance", ge=0.0, le=1.0)
     query_bool(query, "include_most_frequent", True)
-    ws = workspaces.find(services.store, ctx.w)
-    scopes.refuse_observed(ws, [peer, target], scopes.READ_OPTION)
-    # Seen on 3.0.12: a missing path peer is named in the 404 (not a bare "Peer not
-    # found"); a missing target is no error, only an empty representation.
-    if ws is None or peer not in ws.peers:
-        raise peers.missing(peer, ctx.w)
-    text = conclusions.representation(ws, peer, target, limit, None, search)
-    card = ws.cards.get((peer, target))
+    found = context.peer_context(ctx.ws, ctx.w, peer, target, limit, search)
     return json_response(
         200,
         {
             "peer_id": peer,
             "target_id": target,
-            "representation": text,
-            "peer_card": list(card) if card is not None else None,
+            "representation": found.representation,
+            "peer_card": found.card,
         },
     )
-
-
-def chat_sessions(filters: object, session_id: str | None) -> set[str] | None:
-    """Chat and representation `filters` are only a `session_id` allowlist on the server."""
-    allow = _filters.filters_allowlist(filters, must_include=session_id)
-    return None if allow is None else set(allow)
-
-
-def check_scope_option(ctx: Ctx, filters: object, session_id: str | None) -> None:
-    """The `scope` option's exclusions (422) and key rule (401), as chat and representation."""
-    if filters is not None:
-        raise ApiError(422, "`scope` and `filters` are mutually exclusive")
-    if session_id:
-        raise ApiError(422, "`scope` and `session_id` are mutually exclusive")
-    scopes.check_key(ctx.claims)
 
 
 def peer_representation(services: Services, ctx: Ctx) -> Response:
@@ -159,24 +129,14 @@ def peer_representation(services: Services, ctx: Ctx) -> Response:
     target = get_str(body, "target", ["body"])
     limit = get_int(body, "max_conclusions", ["body"], 25, ge=1, le=100) or 25
     top_k = get_int(body, "search_top_k", ["body"], None, ge=1, le=100)
-    search = conclusions.Search(get_str(body, "search_query", ["body"]), top_k)
+    search = context.Search(get_str(body, "search_query", ["body"]), top_k)
     get_float(body, "search_max_distance", ["body"], ge=0.0, le=1.0)
     get_bool(body, "include_most_frequent", ["body"], None)
     scope = scopes.parse_option(body.get("scope"), ["body", "scope"])
-    if scope is not None:
-        check_scope_option(ctx, body.get("filters"), session_id)
-    allow = chat_sessions(body.get("filters"), session_id)
-    peer = ctx.params["p"]
-    ws = workspaces.find(services.store, ctx.w)
-    scopes.refuse_observed(ws, [peer, target or peer], scopes.REPRESENTATION)
-    if scope is not None:
-        allow = scopes.resolve(ws, ctx.w, scope)
-    # Seen on 3.0.12: a missing peer, target or session is not an error, only an
-    # empty representation.
-    if ws is None:
-        return json_response(200, {"representation": ""})
-    sessions = {session_id} if session_id else allow
-    text = conclusions.representation(ws, peer, target or peer, limit, sessions, search)
+    recall = context.Recall(session_id, body.get("filters"), scope)
+    text = context.peer_representation(
+        ctx.ws, ctx.w, ctx.claims, ctx.params["p"], target, limit, search, recall
+    )
     return json_response(200, {"representation": text})
 
 

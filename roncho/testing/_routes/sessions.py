@@ -6,8 +6,8 @@ from __future__ import annotations
 from urllib.parse import parse_qs
 
 from .. import _auth, _filters
-from .._backends import conclusions, peers, scopes, sessions, workspaces
-from .._common import ApiError, estimate_tokens, validation_error
+from .._backends import context, scopes, sessions, workspaces
+from .._common import ApiError, validation_error
 from .._routing import Route, Services
 from .._state import message_json, peer_json, session_json, session_row
 from .._validate import (
@@ -17,6 +17,7 @@ from .._validate import (
     query_bool,
     query_float,
     query_int,
+    query_top_k,
     session_peer_config,
 )
 from .._web import (
@@ -29,9 +30,7 @@ from .._web import (
     json_response,
     page,
     paged,
-    require_member,
 )
-from .peers import query_top_k
 
 
 def create_session(services: Services, ctx: Ctx) -> Response:
@@ -165,100 +164,32 @@ def session_context(services: Services, ctx: Ctx) -> Response:
     tokens = query_int(query, "tokens", 100000, ge=1, le=100000)
     with_summary = query_bool(query, "summary", True)
     limit_to_session = query_bool(query, "limit_to_session", False)
-    search = conclusions.Search(query.get("search_query") or None, query_top_k(query))
+    search = context.Search(query.get("search_query") or None, query_top_k(query))
     query_float(query, "search_max_distance", ge=0.0, le=1.0)
     query_bool(query, "include_most_frequent", False)
-    limit = query_int(query, "max_conclusions", 100, ge=1, le=100)
-    peer_target = query.get("peer_target") or None
-    peer_perspective = query.get("peer_perspective") or None
-    scope = scopes.parse_option(query.get("scope"), ["query", "scope"])
+    ask = context.ContextAsk(
+        tokens=tokens,
+        with_summary=with_summary,
+        limit_to_session=limit_to_session,
+        search=search,
+        limit=query_int(query, "max_conclusions", 100, ge=1, le=100),
+        peer_target=query.get("peer_target") or None,
+        peer_perspective=query.get("peer_perspective") or None,
+        scope=scopes.parse_option(query.get("scope"), ["query", "scope"]),
+        sessions=parse_qs(ctx.request.raw_query, keep_blank_values=True).get("sessions"),
+    )
     name = ctx.params["s"]
-    if peer_perspective and not peer_target:
-        raise ApiError(422, "peer_target must be provided if peer_perspective is provided")
-    ws = workspaces.find(services.store, ctx.w)
-    if peer_target is not None:
-        scopes.refuse_observed(ws, [peer_target], scopes.CONTEXT_TARGET)
-    if peer_perspective is not None:
-        scopes.refuse(ws, [peer_perspective], scopes.PERSPECTIVE)
-    if scope is not None:
-        if peer_perspective:
-            raise ApiError(422, "`scope` and `peer_perspective` are mutually exclusive")
-        if not peer_target:
-            raise ApiError(422, "peer_target must be provided if scope is provided")
-        scopes.check_key(ctx.claims, session_key_too=True)
-    allow = _context_allowlist(services, ctx, name, peer_target, peer_perspective, limit_to_session)
-    if scope is not None and "sessions" in parse_qs(ctx.request.raw_query):
-        raise ApiError(422, "`sessions` and `scope` are mutually exclusive")
-    ws = workspaces.find(services.store, ctx.w)
-    if scope is not None:
-        allow = sorted(scopes.resolve(ws, ctx.w, scope))
-    if allow is None and peer_target is not None:
-        # Seen on 3.0.12: without a session allowlist the perspective and target peers
-        # are looked up first (404, before the session's own 404); with one, a missing
-        # peer only gives an empty representation.
-        for who in (peer_perspective, peer_target):
-            if who is not None and (ws is None or who not in ws.peers):
-                raise peers.missing(who, ctx.w)
-    session = sessions.existing(ws, ctx.w, name)
-    assert ws is not None
-    representation = None
-    card = None
-    if peer_target is not None:
-        observer = peer_perspective or peer_target
-        allowed = set(allow) if allow is not None else None
-        representation = conclusions.representation(
-            ws, observer, peer_target, limit, allowed, search
-        )
-        card_lines = ws.cards.get((observer, peer_target))
-        # Fail closed: a card has no per-session provenance, so under an allowlist
-        # (`sessions` or `limit_to_session`) the server withholds it.
-        if card_lines is not None and allow is None:
-            card = list(card_lines)
-        # The representation and the card are paid for out of the budget first.
-        tokens -= estimate_tokens(representation or "") + estimate_tokens("\n".join(card or []))
-    summary, chosen = sessions.context_window(ws, session, tokens, with_summary)
+    found = context.session_context(ctx.ws, ctx.w, name, ctx.claims, ask)
     return json_response(
         200,
         {
             "id": name,
-            "messages": [message_json(m) for m in chosen],
-            "summary": summary,
-            "peer_representation": representation if peer_target is not None else None,
-            "peer_card": card,
+            "messages": [message_json(m) for m in found.messages],
+            "summary": found.summary,
+            "peer_representation": found.representation,
+            "peer_card": found.card,
         },
     )
-
-
-def _context_allowlist(
-    services: Services,
-    ctx: Ctx,
-    name: str,
-    peer_target: str | None,
-    peer_perspective: str | None,
-    limit_to_session: bool,
-) -> list[str] | None:
-    """Session context's checks on `peer_perspective`, `sessions` and `limit_to_session`
-    (texts as 3.0.12's `routers/sessions.py`); the effective session allowlist or None."""
-    if peer_perspective and not peer_target:
-        raise ApiError(422, "peer_target must be provided if peer_perspective is provided")
-    # Seen on 3.0.12: membership lets a peer key read the session, not a co-member's view;
-    # it may read only from its own perspective (and only sessions it belongs to).
-    peer_key = ctx.claims.peer if not ctx.claims.admin else None
-    if peer_target and peer_key is not None and peer_key != (peer_perspective or peer_target):
-        raise ApiError(401, _auth.NOT_PERMITTED)
-    repeated = parse_qs(ctx.request.raw_query, keep_blank_values=True).get("sessions")
-    if repeated is None:
-        return [name] if limit_to_session else None
-    if limit_to_session:
-        raise ApiError(422, "`sessions` and `limit_to_session` are mutually exclusive")
-    if not peer_target:
-        raise ApiError(422, "peer_target must be provided if sessions is provided")
-    allow = _filters.session_allowlist(list(repeated), field="sessions", must_include=name)
-    if ctx.claims.peer is not None and not ctx.claims.admin:
-        ws = workspaces.find(services.store, ctx.w)
-        for session_name in allow:
-            require_member(ctx, ws, session_name)
-    return allow
 
 
 def session_summaries(services: Services, ctx: Ctx) -> Response:
