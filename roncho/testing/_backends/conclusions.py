@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from .. import _search
 from .._common import ApiError, nanoid, utcnow
 from .._state import Conclusion, Store, Workspace
-from . import peers, sessions
+from . import peers, scopes, sessions
 
 # A filter compiled by `_filters.compile_filter`, applied to `conclusion_row`s.
 RowMatch = Callable[[Conclusion], bool]
@@ -26,7 +26,9 @@ class NewConclusion:
 def create(
     store: Store, ws: Workspace | None, w: str, batch: list[NewConclusion]
 ) -> list[Conclusion]:
-    """Write a batch in one transaction (one timestamp); 404 for an unknown peer or session."""
+    """Write a batch in one transaction (one timestamp); 422 for a conclusion about a scope,
+    404 for an unknown peer or session."""
+    scopes.refuse(ws, [item.observed_id for item in batch], scopes.CONCLUSION)
     for item in batch:
         for peer in (item.observer_id, item.observed_id):
             if ws is None or peer not in ws.peers:

@@ -9,7 +9,7 @@ from datetime import datetime
 from .._common import ID_PATTERN, JsonDict, estimate_tokens, nanoid, utcnow
 from .._deriver import Deriver
 from .._state import Message, Store, Workspace
-from . import peers, sessions
+from . import peers, scopes, sessions
 
 # 3.0.12 `split_text_into_chunks` default: an uploaded file becomes messages of this size.
 MAX_UPLOAD_CHUNK = 49500
@@ -29,7 +29,9 @@ class NewMessage:
 def create(
     store: Store, deriver: Deriver, ws: Workspace, session_name: str, batch: list[NewMessage]
 ) -> list[Message]:
-    """Write a batch: senders made peers and active members, then the messages, enqueued."""
+    """Write a batch: senders made peers and active members, then the messages, enqueued
+    (a scope peer authors none: 422)."""
+    scopes.refuse(ws, [item.peer_id for item in batch], scopes.AUTHOR)
     for item in batch:
         if item.peer_id not in ws.peers and not ID_PATTERN.match(item.peer_id):
             peers.find_or_create(ws, item.peer_id)  # raises the 422
@@ -69,7 +71,9 @@ def upload(
     metadata: JsonDict,
     created_at: datetime | None,
 ) -> list[Message]:
-    """A file's text as messages of at most `MAX_UPLOAD_CHUNK` characters, enqueued."""
+    """A file's text as messages of at most `MAX_UPLOAD_CHUNK` characters, enqueued (a
+    scope peer authors none: 422)."""
+    scopes.refuse(ws, [peer_id], scopes.AUTHOR)
     session, _ = sessions.find_or_create(ws, session_name)
     peers.find_or_create(ws, peer_id)
     sessions.join(session, peer_id)

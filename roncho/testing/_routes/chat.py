@@ -6,7 +6,7 @@ import json
 import re
 from typing import Any
 
-from .._backends import chat, context, scopes, workspaces
+from .._backends import chat, context, scopes
 from .._common import ApiError, JsonDict
 from .._options import Options
 from .._routing import Route, Services
@@ -65,8 +65,7 @@ def workspace_chat(services: Services, ctx: Ctx) -> Response:
     body = ctx.body()
     options = _chat_options(body)
     session_id = get_str(body, "session_id", ["body"])
-    ws = workspaces.find(services.store, ctx.w)
-    answer = chat.about_workspace(ws, ctx.w, options["query"], session_id)
+    answer = chat.about_workspace(ctx.ws, ctx.w, options["query"], session_id)
     return _chat_response(services, options, answer)
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 from .. import _filters
-from .._backends import messages, scopes, workspaces
+from .._backends import messages
 from .._backends.messages import NewMessage
 from .._common import ApiError, JsonDict, error_item, parse_datetime, validation_error
 from .._multipart import FilePart, parse_form
@@ -56,23 +56,20 @@ def create_messages(services: Services, ctx: Ctx) -> Response:
         get_list(body, "messages", ["body"], min_items=1, max_items=MAX_BATCH, required=True) or []
     )
     batch = [_message_input(item, ["body", "messages", i]) for i, item in enumerate(raw)]
-    ws = workspaces.find_or_create(services.store, ctx.w)
-    scopes.refuse(ws, [m.peer_id for m in batch], scopes.AUTHOR)
+    ws = ctx.made_ws(services.store)
     created = messages.create(services.store, services.deriver, ws, ctx.params["s"], batch)
     return json_response(201, [message_json(m) for m in created])
 
 
 def list_messages(services: Services, ctx: Ctx) -> Response:
     match = _filters.compile_filter(filters_of(ctx.body(required=False)), _filters.MESSAGE)
-    ws = workspaces.find(services.store, ctx.w)
-    found = messages.of_session(ws, ctx.params["s"])
+    found = messages.of_session(ctx.ws, ctx.params["s"])
     items = [message_json(m) for m in found if match(message_row(m))]
     return paged(ctx, items)
 
 
 def get_message(services: Services, ctx: Ctx) -> Response:
-    ws = workspaces.find(services.store, ctx.w)
-    message = messages.find(ws, ctx.params["s"], ctx.params["m"])
+    message = messages.find(ctx.ws, ctx.params["s"], ctx.params["m"])
     if message is None:
         raise ApiError(404, f"Message with ID {ctx.params['m']} not found")
     return json_response(200, message_json(message))
@@ -80,8 +77,7 @@ def get_message(services: Services, ctx: Ctx) -> Response:
 
 def update_message(services: Services, ctx: Ctx) -> Response:
     metadata = get_metadata(ctx.body(), ["body"])
-    ws = workspaces.find(services.store, ctx.w)
-    message = messages.find(ws, ctx.params["s"], ctx.params["m"])
+    message = messages.find(ctx.ws, ctx.params["s"], ctx.params["m"])
     if message is None:
         raise ApiError(404, "Message not found")
     if metadata is not None:
@@ -107,8 +103,7 @@ def upload_messages(services: Services, ctx: Ctx) -> Response:
     text = _upload_text(files["file"])
     metadata = _json_field(fields.get("metadata"))
     created_at = parse_datetime(fields["created_at"]) if fields.get("created_at") else None
-    ws = workspaces.find_or_create(services.store, ctx.w)
-    scopes.refuse(ws, [fields["peer_id"]], scopes.AUTHOR)
+    ws = ctx.made_ws(services.store)
     created = messages.upload(
         services.store,
         services.deriver,

@@ -4,7 +4,7 @@ representation (`/context` and `/representation`)."""
 from __future__ import annotations
 
 from .. import _auth, _filters
-from .._backends import context, peers, scopes, workspaces
+from .._backends import context, peers, scopes
 from .._common import ApiError, validation_error
 from .._routing import Route, Services
 from .._state import peer_json, peer_row, session_json, session_row
@@ -32,7 +32,7 @@ def create_peer(services: Services, ctx: Ctx) -> Response:
     configuration = get_dict(body, "configuration", ["body"])
     if ctx.claims.peer is not None and ctx.claims.peer != name:
         raise ApiError(401, _auth.NOT_PERMITTED)
-    ws = workspaces.find_or_create(services.store, ctx.w)
+    ws = ctx.made_ws(services.store)
     peer, created = peers.upsert(ws, name, metadata, configuration)
     return json_response(201 if created else 200, peer_json(peer))
 
@@ -49,11 +49,10 @@ def list_peers(services: Services, ctx: Ctx) -> Response:
             kind,
             {"expected": "'scope' or 'all'"},
         )
-    ws = workspaces.find(services.store, ctx.w)
-    found = list(ws.peers.values()) if ws else []
+    found = list(ctx.ws.peers.values()) if ctx.ws else []
     # Scope peers are left out unless `kind` asks for them ("scope": only them).
     if kind != "all":
-        found = [p for p in found if scopes.is_scope(ws, p.id) == (kind == "scope")]
+        found = [p for p in found if scopes.is_scope(ctx.ws, p.id) == (kind == "scope")]
     items = [peer_json(peer) for peer in found if match(peer_row(peer))]
     return paged(ctx, items)
 
@@ -62,7 +61,7 @@ def update_peer(services: Services, ctx: Ctx) -> Response:
     body = ctx.body()
     metadata = get_metadata(body, ["body"])
     configuration = get_dict(body, "configuration", ["body"])
-    ws = workspaces.find_or_create(services.store, ctx.w)
+    ws = ctx.made_ws(services.store)
     if scopes.is_scope(ws, ctx.params["p"]):
         raise ApiError(
             422, f"Peer '{ctx.params['p']}' is a scope. Use the scopes routes to manage scopes."
@@ -73,10 +72,9 @@ def update_peer(services: Services, ctx: Ctx) -> Response:
 
 def peer_sessions(services: Services, ctx: Ctx) -> Response:
     match = _filters.compile_filter(filters_of(ctx.body(required=False)), _filters.SESSION)
-    ws = workspaces.find(services.store, ctx.w)
     items = [
         session_json(session)
-        for session in peers.sessions_of(ws, ctx.params["p"])
+        for session in peers.sessions_of(ctx.ws, ctx.params["p"])
         if match(session_row(session))
     ]
     return paged(ctx, items)
@@ -84,8 +82,7 @@ def peer_sessions(services: Services, ctx: Ctx) -> Response:
 
 def get_card(services: Services, ctx: Ctx) -> Response:
     target = ctx.request.query.get("target") or ctx.params["p"]
-    ws = workspaces.find(services.store, ctx.w)
-    card = peers.card(ws, ctx.params["p"], target, ctx.w)
+    card = peers.card(ctx.ws, ctx.params["p"], target, ctx.w)
     return json_response(200, {"peer_card": card})
 
 
@@ -97,9 +94,8 @@ def put_card(services: Services, ctx: Ctx) -> Response:
             "string_type", ["body", "peer_card", 0], "Input should be a valid string", card
         )
     target = ctx.request.query.get("target") or ctx.params["p"]
-    ws = workspaces.find(services.store, ctx.w)
-    scopes.refuse_observed(ws, [target], scopes.CARD)
-    peers.set_card(ws, ctx.params["p"], target, card, ctx.w)
+    scopes.refuse_observed(ctx.ws, [target], scopes.CARD)
+    peers.set_card(ctx.ws, ctx.params["p"], target, card, ctx.w)
     return json_response(200, {"peer_card": list(card)})
 
 

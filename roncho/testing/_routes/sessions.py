@@ -6,7 +6,7 @@ from __future__ import annotations
 from urllib.parse import parse_qs
 
 from .. import _auth, _filters
-from .._backends import context, scopes, sessions, workspaces
+from .._backends import context, scopes, sessions
 from .._common import ApiError, validation_error
 from .._routing import Route, Services
 from .._state import message_json, peer_json, session_json, session_row
@@ -54,7 +54,7 @@ def create_session(services: Services, ctx: Ctx) -> Response:
     claims = ctx.claims
     if scope_names and not (claims.admin or (claims.peer is None and claims.session is None)):
         raise ApiError(401, "Scope membership requires a workspace-level key")
-    ws = workspaces.find_or_create(services.store, ctx.w)
+    ws = ctx.made_ws(services.store)
     scopes.refuse(ws, members, scopes.MEMBERSHIP)
     session, created = sessions.get_or_create(ws, name, metadata, configuration, members)
     for scope_name in scope_names:
@@ -69,8 +69,7 @@ def create_session(services: Services, ctx: Ctx) -> Response:
 
 def list_sessions(services: Services, ctx: Ctx) -> Response:
     match = _filters.compile_filter(filters_of(ctx.body(required=False)), _filters.SESSION)
-    ws = workspaces.find(services.store, ctx.w)
-    found = list(ws.sessions.values()) if ws else []
+    found = list(ctx.ws.sessions.values()) if ctx.ws else []
     items = [
         session_json(session)
         for session in found
@@ -83,15 +82,14 @@ def update_session(services: Services, ctx: Ctx) -> Response:
     body = ctx.body()
     metadata = get_metadata(body, ["body"])
     configuration = check_configuration(get_dict(body, "configuration", ["body"]), ["body"])
-    ws = workspaces.find_or_create(services.store, ctx.w)
+    ws = ctx.made_ws(services.store)
     session, _ = sessions.find_or_create(ws, ctx.params["s"])
     sessions.update(session, metadata, configuration)
     return json_response(200, session_json(session))
 
 
 def delete_session(services: Services, ctx: Ctx) -> Response:
-    ws = workspaces.find(services.store, ctx.w)
-    sessions.delete(ws, ctx.w, ctx.params["s"], services.deriver, services.options.purge_delay)
+    sessions.delete(ctx.ws, ctx.w, ctx.params["s"], services.deriver, services.options.purge_delay)
     return json_response(202, {"message": "Session deleted successfully"})
 
 
@@ -104,7 +102,7 @@ def _peer_map(ctx: Ctx) -> dict[str, tuple[bool | None, bool | None]]:
 
 def add_session_peers(services: Services, ctx: Ctx) -> Response:
     members = _peer_map(ctx)
-    ws = workspaces.find_or_create(services.store, ctx.w)
+    ws = ctx.made_ws(services.store)
     scopes.refuse(ws, members, scopes.MEMBERSHIP)
     session, _ = sessions.find_or_create(ws, ctx.params["s"])
     sessions.upsert_members(ws, session, members)
@@ -113,9 +111,8 @@ def add_session_peers(services: Services, ctx: Ctx) -> Response:
 
 def set_session_peers(services: Services, ctx: Ctx) -> Response:
     members = _peer_map(ctx)
-    ws = workspaces.find(services.store, ctx.w)
-    scopes.refuse(ws, members, scopes.MEMBERSHIP)
-    session = sessions.set_members(ws, ctx.w, ctx.params["s"], members)
+    scopes.refuse(ctx.ws, members, scopes.MEMBERSHIP)
+    session = sessions.set_members(ctx.ws, ctx.w, ctx.params["s"], members)
     return json_response(200, session_json(session))
 
 
@@ -123,26 +120,23 @@ def remove_session_peers(services: Services, ctx: Ctx) -> Response:
     raw = ctx.json()
     if not isinstance(raw, list) or not all(isinstance(v, str) for v in raw):
         raise validation_error("list_type", ["body"], "Input should be a valid list", raw)
-    ws = workspaces.find(services.store, ctx.w)
-    scopes.refuse(ws, raw, scopes.MEMBERSHIP)
-    session = sessions.remove_members(ws, ctx.w, ctx.params["s"], raw)
+    scopes.refuse(ctx.ws, raw, scopes.MEMBERSHIP)
+    session = sessions.remove_members(ctx.ws, ctx.w, ctx.params["s"], raw)
     return json_response(200, session_json(session))
 
 
 def list_session_peers(services: Services, ctx: Ctx) -> Response:
-    ws = workspaces.find(services.store, ctx.w)
     items = [
         peer_json(peer)
-        for peer in sessions.active_members(ws, ctx.params["s"])
-        if not scopes.is_scope(ws, peer.id)
+        for peer in sessions.active_members(ctx.ws, ctx.params["s"])
+        if not scopes.is_scope(ctx.ws, peer.id)
     ]
     return json_response(200, page(ctx.request.query, items))
 
 
 def get_peer_config(services: Services, ctx: Ctx) -> Response:
-    ws = workspaces.find(services.store, ctx.w)
-    scopes.refuse(ws, [ctx.params["p"]], scopes.MEMBERSHIP_CONFIG)
-    member = sessions.member_config(ws, ctx.w, ctx.params["s"], ctx.params["p"])
+    scopes.refuse(ctx.ws, [ctx.params["p"]], scopes.MEMBERSHIP_CONFIG)
+    member = sessions.member_config(ctx.ws, ctx.w, ctx.params["s"], ctx.params["p"])
     return json_response(
         200, {"observe_me": member.observe_me, "observe_others": member.observe_others}
     )
@@ -150,10 +144,9 @@ def get_peer_config(services: Services, ctx: Ctx) -> Response:
 
 def put_peer_config(services: Services, ctx: Ctx) -> Response:
     observe_me, observe_others = session_peer_config(ctx.body(), ["body"])
-    ws = workspaces.find(services.store, ctx.w)
-    scopes.refuse(ws, [ctx.params["p"]], scopes.MEMBERSHIP_CONFIG)
+    scopes.refuse(ctx.ws, [ctx.params["p"]], scopes.MEMBERSHIP_CONFIG)
     sessions.set_member_config(
-        ws, ctx.w, ctx.params["s"], ctx.params["p"], observe_me, observe_others
+        ctx.ws, ctx.w, ctx.params["s"], ctx.params["p"], observe_me, observe_others
     )
     # Observed on 3.0.12: 204 with Content-Type application/json and an empty body.
     return Response(204, b"")
@@ -194,10 +187,9 @@ def session_context(services: Services, ctx: Ctx) -> Response:
 
 def session_summaries(services: Services, ctx: Ctx) -> Response:
     name = ctx.params["s"]
-    ws = workspaces.find(services.store, ctx.w)
     # Seen on 3.0.12 (and Honcho's own route test): a missing session, even in a
     # missing workspace, is 200 with null summaries, not 404.
-    session = ws.sessions.get(name) if ws is not None else None
+    session = ctx.ws.sessions.get(name) if ctx.ws is not None else None
     short = session.short_summary if session is not None else None
     long = session.long_summary if session is not None else None
     return json_response(200, {"id": name, "short_summary": short, "long_summary": long})
@@ -205,8 +197,7 @@ def session_summaries(services: Services, ctx: Ctx) -> Response:
 
 def clone_session(services: Services, ctx: Ctx) -> Response:
     cutoff = ctx.request.query.get("message_id") or None
-    ws = workspaces.find(services.store, ctx.w)
-    copy = sessions.clone(services.store, ws, ctx.params["s"], cutoff)
+    copy = sessions.clone(services.store, ctx.ws, ctx.params["s"], cutoff)
     return json_response(201, session_json(copy))
 
 

@@ -36,12 +36,13 @@ def update_workspace(services: Services, ctx: Ctx) -> Response:
     body = ctx.body()
     metadata = get_metadata(body, ["body"])
     configuration = check_configuration(get_dict(body, "configuration", ["body"]), ["body"])
-    ws = workspaces.update(services.store, ctx.w, metadata, configuration)
+    ws = ctx.made_ws(services.store)
+    workspaces.update(ws, metadata, configuration)
     return json_response(200, workspace_json(ws))
 
 
 def delete_workspace(services: Services, ctx: Ctx) -> Response:
-    workspaces.delete(services.store, services.deriver, ctx.w, services.options.purge_delay)
+    workspaces.delete(services.store, services.deriver, ctx.ws, ctx.w, services.options.purge_delay)
     return json_response(202, {"message": "Workspace deletion accepted"})
 
 
@@ -57,8 +58,7 @@ def schedule_dream(services: Services, ctx: Ctx) -> Response:
     get_str(body, "session_id", ["body"])
     get_bool(body, "rebuild", ["body"], False)
     if observed is not None:
-        ws = workspaces.find(services.store, ctx.w)
-        scopes.refuse_observed(ws, [observed], scopes.DREAM)
+        scopes.refuse_observed(ctx.ws, [observed], scopes.DREAM)
     return Response(204, b"")
 
 
