@@ -11,7 +11,7 @@ from .. import _search
 from .._auth import Claims
 from .._common import ApiError, JsonDict, iso
 from .._state import Conclusion, Message, Store, Workspace
-from . import peers, scopes, sessions, workspaces
+from . import lookups, peers, scopes, sessions, workspaces
 from .context import Recall
 
 # How many messages and conclusions a chat answer draws on.
@@ -81,7 +81,7 @@ def ask_peer(
         if target is not None and target not in ws.peers:
             raise peers.missing(target, w)
         if recall.session_id is not None:
-            sessions.active(ws, recall.session_id)
+            lookups.active_session(ws, recall.session_id)
     except ApiError as error:
         raise Unanswerable(error.status, error.detail) from None
     if recall.session_id is not None:

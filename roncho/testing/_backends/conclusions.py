@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from .. import _search
 from .._common import ApiError, nanoid, utcnow
 from .._state import Conclusion, Store, Workspace
-from . import peers, scopes, sessions
+from . import lookups, peers, scopes
 
 # A filter compiled by `_filters.compile_filter`, applied to `conclusion_row`s.
 RowMatch = Callable[[Conclusion], bool]
@@ -35,7 +35,7 @@ def create(
                 raise peers.missing(peer, w)
         if item.session_id is not None:
             assert ws is not None
-            sessions.active(ws, item.session_id)
+            lookups.active_session(ws, item.session_id)
     assert ws is not None
     now = utcnow()  # one transaction, one timestamp for the whole batch
     created = [

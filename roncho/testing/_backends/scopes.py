@@ -18,7 +18,7 @@ from .._auth import Claims
 from .._common import ApiError, JsonDict, iso, utcnow, validation_error
 from .._deriver import Deriver
 from .._state import Peer, Scope, Session, Workspace
-from . import sessions
+from . import lookups
 
 PREFIX = "scope."
 NAME_MAX = 512 - len(PREFIX)
@@ -197,7 +197,7 @@ def add_sessions(
     scope = find(ws, w, name)
     assert ws is not None
     for session_name in session_names:
-        sessions.active(ws, session_name)
+        lookups.active_session(ws, session_name)
     stamp = iso(utcnow())
     for session_name in session_names:
         scope.backfill[session_name] = {"state": "pending", "updated_at": stamp}

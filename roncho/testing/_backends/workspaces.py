@@ -5,6 +5,7 @@ from __future__ import annotations
 from .._common import ApiError, JsonDict, utcnow
 from .._deriver import Deriver
 from .._state import Store, Workspace
+from . import scopes
 
 
 def find(store: Store, w: str) -> Workspace | None:
@@ -57,6 +58,13 @@ def delete(
         )
     ws.deleting = True
     schedule_purge(store, deriver, ws, purge_delay)
+
+
+def schedule_dream(ws: Workspace | None, observed: str | None) -> None:
+    """A dream request's rule (the emulated deriver has no dreams): its observed peer is no
+    scope (422)."""
+    if observed is not None:
+        scopes.refuse_observed(ws, [observed], scopes.DREAM)
 
 
 def schedule_purge(store: Store, deriver: Deriver, ws: Workspace, delay: float) -> None:

@@ -49,11 +49,7 @@ def list_peers(services: Services, ctx: Ctx) -> Response:
             kind,
             {"expected": "'scope' or 'all'"},
         )
-    found = list(ctx.ws.peers.values()) if ctx.ws else []
-    # Scope peers are left out unless `kind` asks for them ("scope": only them).
-    if kind != "all":
-        found = [p for p in found if scopes.is_scope(ctx.ws, p.id) == (kind == "scope")]
-    items = [peer_json(peer) for peer in found if match(peer_row(peer))]
+    items = [peer_json(peer) for peer in peers.listed(ctx.ws, kind) if match(peer_row(peer))]
     return paged(ctx, items)
 
 
@@ -61,12 +57,7 @@ def update_peer(services: Services, ctx: Ctx) -> Response:
     body = ctx.body()
     metadata = get_metadata(body, ["body"])
     configuration = get_dict(body, "configuration", ["body"])
-    ws = ctx.made_ws(services.store)
-    if scopes.is_scope(ws, ctx.params["p"]):
-        raise ApiError(
-            422, f"Peer '{ctx.params['p']}' is a scope. Use the scopes routes to manage scopes."
-        )
-    peer, _ = peers.upsert(ws, ctx.params["p"], metadata, configuration)
+    peer = peers.update(ctx.made_ws(services.store), ctx.params["p"], metadata, configuration)
     return json_response(200, peer_json(peer))
 
 
@@ -94,7 +85,6 @@ def put_card(services: Services, ctx: Ctx) -> Response:
             "string_type", ["body", "peer_card", 0], "Input should be a valid string", card
         )
     target = ctx.request.query.get("target") or ctx.params["p"]
-    scopes.refuse_observed(ctx.ws, [target], scopes.CARD)
     peers.set_card(ctx.ws, ctx.params["p"], target, card, ctx.w)
     return json_response(200, {"peer_card": list(card)})
 

@@ -54,16 +54,17 @@ def create_session(services: Services, ctx: Ctx) -> Response:
     claims = ctx.claims
     if scope_names and not (claims.admin or (claims.peer is None and claims.session is None)):
         raise ApiError(401, "Scope membership requires a workspace-level key")
-    ws = ctx.made_ws(services.store)
-    scopes.refuse(ws, members, scopes.MEMBERSHIP)
-    session, created = sessions.get_or_create(ws, name, metadata, configuration, members)
-    for scope_name in scope_names:
-        scopes.get_or_create(ws, scope_name, None)
-    if scope_names:
-        for scope_name in scope_names:
-            scopes.add_sessions(
-                ws, ctx.w, scope_name, [name], services.deriver, services.options.deriver_delay
-            )
+    session, created = sessions.get_or_create(
+        ctx.made_ws(services.store),
+        ctx.w,
+        name,
+        metadata,
+        configuration,
+        members,
+        scope_names,
+        services.deriver,
+        services.options.deriver_delay,
+    )
     return json_response(201 if created else 200, session_json(session))
 
 
@@ -102,16 +103,12 @@ def _peer_map(ctx: Ctx) -> dict[str, tuple[bool | None, bool | None]]:
 
 def add_session_peers(services: Services, ctx: Ctx) -> Response:
     members = _peer_map(ctx)
-    ws = ctx.made_ws(services.store)
-    scopes.refuse(ws, members, scopes.MEMBERSHIP)
-    session, _ = sessions.find_or_create(ws, ctx.params["s"])
-    sessions.upsert_members(ws, session, members)
+    session = sessions.add_members(ctx.made_ws(services.store), ctx.params["s"], members)
     return json_response(200, session_json(session))
 
 
 def set_session_peers(services: Services, ctx: Ctx) -> Response:
     members = _peer_map(ctx)
-    scopes.refuse(ctx.ws, members, scopes.MEMBERSHIP)
     session = sessions.set_members(ctx.ws, ctx.w, ctx.params["s"], members)
     return json_response(200, session_json(session))
 
@@ -120,22 +117,16 @@ def remove_session_peers(services: Services, ctx: Ctx) -> Response:
     raw = ctx.json()
     if not isinstance(raw, list) or not all(isinstance(v, str) for v in raw):
         raise validation_error("list_type", ["body"], "Input should be a valid list", raw)
-    scopes.refuse(ctx.ws, raw, scopes.MEMBERSHIP)
     session = sessions.remove_members(ctx.ws, ctx.w, ctx.params["s"], raw)
     return json_response(200, session_json(session))
 
 
 def list_session_peers(services: Services, ctx: Ctx) -> Response:
-    items = [
-        peer_json(peer)
-        for peer in sessions.active_members(ctx.ws, ctx.params["s"])
-        if not scopes.is_scope(ctx.ws, peer.id)
-    ]
+    items = [peer_json(peer) for peer in sessions.active_members(ctx.ws, ctx.params["s"])]
     return json_response(200, page(ctx.request.query, items))
 
 
 def get_peer_config(services: Services, ctx: Ctx) -> Response:
-    scopes.refuse(ctx.ws, [ctx.params["p"]], scopes.MEMBERSHIP_CONFIG)
     member = sessions.member_config(ctx.ws, ctx.w, ctx.params["s"], ctx.params["p"])
     return json_response(
         200, {"observe_me": member.observe_me, "observe_others": member.observe_others}
@@ -144,7 +135,6 @@ def get_peer_config(services: Services, ctx: Ctx) -> Response:
 
 def put_peer_config(services: Services, ctx: Ctx) -> Response:
     observe_me, observe_others = session_peer_config(ctx.body(), ["body"])
-    scopes.refuse(ctx.ws, [ctx.params["p"]], scopes.MEMBERSHIP_CONFIG)
     sessions.set_member_config(
         ctx.ws, ctx.w, ctx.params["s"], ctx.params["p"], observe_me, observe_others
     )

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from .. import _auth, _filters
-from .._backends import scopes, workspaces
+from .._backends import workspaces
 from .._common import ApiError
 from .._routing import Route, Services
 from .._state import workspace_json, workspace_row
@@ -57,8 +57,7 @@ def schedule_dream(services: Services, ctx: Ctx) -> Response:
     get_literal(body, "dream_type", ["body"], DREAM_TYPES, "omni")
     get_str(body, "session_id", ["body"])
     get_bool(body, "rebuild", ["body"], False)
-    if observed is not None:
-        scopes.refuse_observed(ctx.ws, [observed], scopes.DREAM)
+    workspaces.schedule_dream(ctx.ws, observed)
     return Response(204, b"")
 
 
