@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
-from .._common import ID_PATTERN, JsonDict, estimate_tokens, nanoid, utcnow
+from .._common import ID_PATTERN, ApiError, JsonDict, estimate_tokens, nanoid, utcnow
 from .._deriver import Deriver
 from .._state import Message, Store, Workspace
 from . import peers, scopes, sessions
@@ -102,7 +102,27 @@ def of_session(ws: Workspace | None, session_name: str) -> list[Message]:
     return [m for m in (ws.messages if ws else []) if m.session_id == session_name]
 
 
-def find(ws: Workspace | None, session_name: str, message_id: str) -> Message | None:
+def get(ws: Workspace | None, session_name: str, message_id: str) -> Message:
+    """The message, else 404 (`Message with ID <id> not found`)."""
+    message = _find(ws, session_name, message_id)
+    if message is None:
+        raise ApiError(404, f"Message with ID {message_id} not found")
+    return message
+
+
+def update(
+    ws: Workspace | None, session_name: str, message_id: str, metadata: JsonDict | None
+) -> Message:
+    """The message with its metadata replaced when given, else 404 (`Message not found`)."""
+    message = _find(ws, session_name, message_id)
+    if message is None:
+        raise ApiError(404, "Message not found")
+    if metadata is not None:
+        message.metadata = metadata
+    return message
+
+
+def _find(ws: Workspace | None, session_name: str, message_id: str) -> Message | None:
     if ws is None:
         return None
     return next(

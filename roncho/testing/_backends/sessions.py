@@ -302,6 +302,15 @@ def recent_messages(messages: list[Message], tokens: int) -> list[Message]:
     return list(reversed(chosen))
 
 
+def summaries(ws: Workspace | None, name: str) -> tuple[JsonDict | None, JsonDict | None]:
+    """The session's short and long summaries. Seen on 3.0.12 (and Honcho's own route
+    test): a missing session, even in a missing workspace, has null ones, not a 404."""
+    session = ws.sessions.get(name) if ws is not None else None
+    if session is None:
+        return None, None
+    return session.short_summary, session.long_summary
+
+
 def clone(store: Store, ws: Workspace | None, name: str, cutoff: str | None) -> Session:
     """A new session named by a nanoid with the metadata, configuration, members and the
     messages (up to and including `cutoff`) of an active one; nothing is enqueued."""

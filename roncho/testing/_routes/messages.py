@@ -69,19 +69,13 @@ def list_messages(services: Services, ctx: Ctx) -> Response:
 
 
 def get_message(services: Services, ctx: Ctx) -> Response:
-    message = messages.find(ctx.ws, ctx.params["s"], ctx.params["m"])
-    if message is None:
-        raise ApiError(404, f"Message with ID {ctx.params['m']} not found")
+    message = messages.get(ctx.ws, ctx.params["s"], ctx.params["m"])
     return json_response(200, message_json(message))
 
 
 def update_message(services: Services, ctx: Ctx) -> Response:
     metadata = get_metadata(ctx.body(), ["body"])
-    message = messages.find(ctx.ws, ctx.params["s"], ctx.params["m"])
-    if message is None:
-        raise ApiError(404, "Message not found")
-    if metadata is not None:
-        message.metadata = metadata
+    message = messages.update(ctx.ws, ctx.params["s"], ctx.params["m"], metadata)
     return json_response(200, message_json(message))
 
 

@@ -177,11 +177,7 @@ def session_context(services: Services, ctx: Ctx) -> Response:
 
 def session_summaries(services: Services, ctx: Ctx) -> Response:
     name = ctx.params["s"]
-    # Seen on 3.0.12 (and Honcho's own route test): a missing session, even in a
-    # missing workspace, is 200 with null summaries, not 404.
-    session = ctx.ws.sessions.get(name) if ctx.ws is not None else None
-    short = session.short_summary if session is not None else None
-    long = session.long_summary if session is not None else None
+    short, long = sessions.summaries(ctx.ws, name)
     return json_response(200, {"id": name, "short_summary": short, "long_summary": long})
 
 

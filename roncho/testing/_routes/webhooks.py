@@ -57,9 +57,7 @@ def body_url(body: JsonDict) -> str:
 
 def create_webhook(services: Services, ctx: Ctx) -> Response:
     url = body_url(ctx.body())
-    if ctx.ws is None:
-        raise ApiError(404, f"Workspace {ctx.w} not found")
-    endpoint, created = services.webhooks.get_or_create(ctx.ws, url)
+    endpoint, created = services.webhooks.get_or_create(ctx.ws, ctx.w, url)
     return json_response(201 if created else 200, endpoint.json())
 
 
