@@ -45,6 +45,7 @@ CONCLUSION = "No conclusion is ever formed about a scope."
 CARD = "No peer card is ever formed about a scope."
 DREAM = "No representation is formed of a scope, so a scope cannot be the observed peer of a dream."
 NARROW_KEY = "`scope` requires a workspace- or admin-level key"
+MEMBERSHIP_KEY = "Scope membership requires a workspace-level key"
 
 
 def peer_name(scope: str) -> str:
@@ -163,6 +164,12 @@ def check_key(claims: Claims, *, session_key_too: bool = False) -> None:
         return
     if claims.peer is not None or (session_key_too and claims.session is not None):
         raise ApiError(401, NARROW_KEY)
+
+
+def check_membership_key(claims: Claims) -> None:
+    """Joining scopes at session creation needs a workspace- or admin-level key (401)."""
+    if not (claims.admin or (claims.peer is None and claims.session is None)):
+        raise ApiError(401, MEMBERSHIP_KEY)
 
 
 def get_or_create(ws: Workspace, name: str, metadata: JsonDict | None) -> tuple[Scope, bool]:

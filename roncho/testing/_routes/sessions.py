@@ -51,9 +51,8 @@ def create_session(services: Services, ctx: Ctx) -> Response:
     )
     if ctx.claims.session is not None and ctx.claims.session != name:
         raise ApiError(401, _auth.NOT_PERMITTED)
-    claims = ctx.claims
-    if scope_names and not (claims.admin or (claims.peer is None and claims.session is None)):
-        raise ApiError(401, "Scope membership requires a workspace-level key")
+    if scope_names:
+        scopes.check_membership_key(ctx.claims)
     session, created = sessions.get_or_create(
         ctx.made_ws(services.store),
         ctx.w,
