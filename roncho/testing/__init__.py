@@ -93,8 +93,9 @@ from ._deriver import DeriverRecord
 from ._faults import FaultRule, Faults, Latency, RuleState
 from ._options import Options
 from ._profiles import PROFILES, Profile
-from ._server import FakeHoncho, RecordedRequest
+from ._server import FakeHoncho
 from ._snapshot import SnapshotError
+from ._web import RecordedRequest
 
 __all__ = [
     "PROFILES",

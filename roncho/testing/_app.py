@@ -1,11 +1,14 @@
 """The emulated server behind the sockets: `App.dispatch(request) -> Response`.
 
-It matches the route the way Starlette does (first full match wins; a path match with another
-method is 405; otherwise 404), checks the key when auth is on, then runs the
-handler. The routes come from `_routes` (HTTP glue), the state rules from `_backends`.
-This is the one place a request takes the store lock: around the key check and the whole
-handler of every route that uses the store, so each request sees and leaves a consistent
-state. Handlers never sleep (a delay rides on the `Response`).
+One table of routes (`_routes.all_routes`: Honcho's endpoints and the emulator's control
+surface under `/_fake`), matched the way Starlette does (first full match wins; a path match
+with another method is 405; otherwise 404); then the key is checked when auth is on (one
+`_authorize` for every route, the control routes' `admin` level included), the path's
+workspace is looked up once, and the handler runs. The routes come from `_routes` (HTTP
+glue), the state rules from `_backends`. This is the one place a request takes the store
+lock: around the key check and the whole handler of every route that uses the store, so each
+request sees and leaves a consistent state. Handlers never sleep (a delay rides on the
+`Response`).
 """
 
 from __future__ import annotations
@@ -20,22 +23,24 @@ from ._common import ApiError, JsonDict, not_found
 from ._deliveries import Deliverer
 from ._deriver import Deriver
 from ._options import Options
-from ._routes import all_routes
+from ._routes import all_routes, control
+from ._routing import Host, Route, Services
 from ._state import Store
-from ._web import Ctx, Request, Response, Route, Services, compile_template, error_response
+from ._web import Ctx, Request, Response, compile_template, error_response
 
 
 class App:
     """The emulated server: state, deriver and routes. Thread-safe."""
 
-    def __init__(self, options: Options, secret: bytes) -> None:
+    def __init__(self, options: Options, secret: bytes, host: Host) -> None:
+        self.host = host
         self.options = options
         self.secret = secret
         self.store = Store()
         self.deliverer = Deliverer(allow_remote=options.allow_remote)
         self.webhooks = Webhooks(options.webhook_secret, self.deliverer)
         self.deriver = Deriver(self.store, options, on_drained=self.webhooks.queue_empty)
-        self.services = Services(self.store, self.deriver, self.webhooks, options, secret)
+        self.services = Services(self.store, self.deriver, self.webhooks, options, secret, host)
         self.routes: list[tuple[Route, re.Pattern[str]]] = [
             (route, compile_template(route.template)) for route in all_routes(options)
         ]
@@ -48,11 +53,22 @@ class App:
             return error_response(error)
 
     def _dispatch(self, request: Request) -> Response:
+        on_control = control.addressed(request.raw_path)
+        if on_control:
+            if not self.host.control_enabled:
+                raise ApiError(404, control.DISABLED)
+            method, path = request.method, control.route_path(request.raw_path)
+        else:
+            # Starlette serves HEAD wherever it serves GET.
+            method = "GET" if request.method == "HEAD" else request.method
+            path = request.path
         path_matched = False
-        # Starlette serves HEAD wherever it serves GET.
-        method = "GET" if request.method == "HEAD" else request.method
         for route, pattern in self.routes:
-            match = pattern.match(request.path)
+            # A control route answers only a path sent under its prefix (`/%5Ffake/info`
+            # is Honcho's 404), and an API route never one sent there.
+            if control.addressed(route.template) != on_control:
+                continue
+            match = pattern.match(path)
             if match is None:
                 continue
             if route.method != method:
@@ -64,11 +80,12 @@ class App:
             return self._run(route, match.groupdict(), request)
         if path_matched:
             raise ApiError(405, "Method Not Allowed")
-        raise not_found()
+        raise control.no_route(request) if on_control else not_found()
 
     def _run(self, route: Route, params: dict[str, str], request: Request) -> Response:
         claims = self._authorize(route, params, request)
-        return route.handler(self.services, Ctx(request, params, claims))
+        ws = self.store.workspaces.get(params["w"]) if "w" in params else None
+        return route.handler(self.services, Ctx(request, params, claims, ws))
 
     def _authorize(self, route: Route, params: Mapping[str, str], request: Request) -> _auth.Claims:
         if route.access == "public" or not self.options.auth:

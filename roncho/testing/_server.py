@@ -12,20 +12,20 @@ import json
 import secrets
 import socket
 import threading
-from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from types import TracebackType
 from typing import Any
 from urllib.parse import parse_qsl, unquote, urlsplit
 
-from . import _auth, _control
+from . import _auth
 from ._app import App
 from ._common import ApiError
 from ._deliveries import Delivery
 from ._deriver import Deriver, DeriverRecord
 from ._faults import Faults, error_event, split_utf8_chunks
 from ._options import Options
-from ._web import Request, Response, error_response, json_response
+from ._routes import control
+from ._web import RecordedRequest, Request, Response, error_response, json_response
 
 # Seconds a handler waits for the rest of a request before giving up on the client.
 SOCKET_TIMEOUT = 5.0
@@ -37,19 +37,6 @@ _REDACTED = "[redacted]"
 # Seconds between the two halves of an event cut by a split_utf8 fault, so that they reach
 # the client as separate reads.
 SPLIT_PAUSE = 0.005
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class RecordedRequest:
-    """One request as received. `path` is as sent (not percent-decoded), `query` keeps the
-    last value of a repeated parameter, `headers` hides the Authorization value."""
-
-    method: str
-    path: str
-    query: dict[str, str]
-    headers: dict[str, str]
-    body: bytes
-    json: object | None
 
 
 class _Server(ThreadingHTTPServer):
@@ -119,11 +106,18 @@ class _Handler(BaseHTTPRequestHandler):
             return
         split = urlsplit(self.path)
         query = dict(parse_qsl(split.query, keep_blank_values=True))
-        if split.path == _control.PREFIX or split.path.startswith(_control.PREFIX + "/"):
+        request = Request(
+            method=self.command,
+            path=unquote(split.path),  # decoded before routing, as Starlette does
+            query=query,
+            headers=dict(self.headers.items()),
+            body=body,
+            raw_query=split.query,
+            raw_path=split.path,
+        )
+        if control.addressed(split.path):
             # The control surface (a prefix Honcho never uses): never recorded, never faulted.
-            headers = dict(self.headers.items())
-            answer = _control.handle(fake, self.command, split.path, headers, body)
-            self._send(answer, mid_body=False)
+            self._send(self._answer(fake, request), mid_body=False)
             return
         headers = {
             key: (_REDACTED if key.lower() == "authorization" else value)
@@ -143,30 +137,25 @@ class _Handler(BaseHTTPRequestHandler):
                 json=parsed,
             )
         )
-        path = unquote(split.path)  # decoded before routing, as Starlette does
-        self._fault_target = (self.command, path)
-        plan = fake.faults.on_request(self.command, path)
+        self._fault_target = (self.command, request.path)
+        plan = fake.faults.on_request(self.command, request.path)
         mid_body = plan.close_mid_body
         if plan.delay:
             fake._closing.wait(plan.delay)
         if plan.status is not None:
             self._send(json_response(plan.status, {"detail": plan.detail}), mid_body=mid_body)
             return
-        request = Request(
-            method=self.command,
-            path=path,
-            query=query,
-            headers=dict(self.headers.items()),
-            body=body,
-            raw_query=split.query,
-        )
-        try:
-            response = fake._app.dispatch(request)
-        except Exception:
-            response = error_response(ApiError(500, "An unexpected error occurred"))
+        response = self._answer(fake, request)
         if response.delay:
             fake._closing.wait(response.delay)
         self._send(response, mid_body=mid_body)
+
+    @staticmethod
+    def _answer(fake: FakeHoncho, request: Request) -> Response:
+        try:
+            return fake._app.dispatch(request)
+        except Exception:
+            return error_response(ApiError(500, "An unexpected error occurred"))
 
     def _send(self, response: Response, *, mid_body: bool) -> None:
         try:
@@ -252,7 +241,7 @@ class FakeHoncho:
         self.options = Options(**options)
         self.faults = Faults()
         self._secret = secrets.token_bytes(32)
-        self._app = App(self.options, self._secret)
+        self._app = App(self.options, self._secret, self)
         self._requests: list[RecordedRequest] = []
         self._requests_lock = threading.Lock()
         self._closing = threading.Event()
@@ -314,7 +303,7 @@ class FakeHoncho:
 
         Options, the port and the signing secret stay, so keys issued before remain valid.
         """
-        fresh = App(self.options, self._secret)
+        fresh = App(self.options, self._secret, self)
         old, self._app = self._app, fresh
         old.deriver.stop()
         old.deliverer.close()

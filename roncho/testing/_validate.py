@@ -306,6 +306,13 @@ def query_int(
         raise _echo_raw(error, raw) from None
 
 
+def query_top_k(query: Mapping[str, str]) -> int | None:
+    """`search_top_k` of a representation query string (absent or empty: None)."""
+    if not query.get("search_top_k"):
+        return None
+    return query_int(query, "search_top_k", 10, ge=1, le=100)
+
+
 def _echo_raw(error: ApiError, raw: str) -> ApiError:
     """FastAPI echoes a query parameter as it was sent (the string), not as parsed."""
     if isinstance(error.detail, list):

@@ -1,11 +1,12 @@
-"""What every route module shares: the request and answer records, the handler context, the
-route record, and the small renderings several resources use (a page, an order, a 422).
+"""What every route module shares: the request and answer records, the handler context, and
+the small renderings several resources use (a page, an order, a 422). The route table's own
+records (`Route`, `Services`, `Access`) are in `_routing`.
 
-A route handler is `handler(services, ctx) -> Response`: it parses the request (`ctx`), calls
-a backend with `services`, and renders the answer. `App.dispatch` holds the store lock around
-the whole handler of a route that uses the store (`Route.store`), so no handler takes it, and
-none sleeps: a wait before the answer is `Response.delay`, which the socket server waits out
-after the lock is released. Nothing here holds state.
+A route handler parses the request (`ctx`), calls a backend, and renders the answer.
+`App.dispatch` holds the store lock around the whole handler of a route that uses the store
+(`Route.store`), so no handler takes it, and none sleeps: a wait before the answer is
+`Response.delay`, which the socket server waits out after the lock is released. Nothing here
+holds state.
 """
 
 from __future__ import annotations
@@ -13,26 +14,15 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any
 
 from . import _auth
+from ._backends import workspaces
 from ._common import ApiError, JsonDict, validation_error
-from ._options import Options
-from ._state import Workspace
+from ._state import Store, Workspace
 from ._validate import body_object, get_bool, parse_json_body, query_bool, query_int
-
-if TYPE_CHECKING:
-    from ._backends.webhooks import Webhooks
-    from ._deriver import Deriver
-    from ._state import Store
-
-# Who may call a route when auth is on (see `App._authorize`). "workspace_only": a workspace
-# or admin key, never a peer or session key, even one naming the route's session (scopes).
-Access = Literal[
-    "public", "admin", "self", "workspace", "workspace_only", "peer", "member_read", "own_config"
-]
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,6 +36,21 @@ class Request:
     body: bytes
     # The query string as sent, for parameters that may repeat (`sessions=a&sessions=b`).
     raw_query: str = ""
+    # The path as sent (not percent-decoded): the control surface is matched on it.
+    raw_path: str = ""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RecordedRequest:
+    """One request as received. `path` is as sent (not percent-decoded), `query` keeps the
+    last value of a repeated parameter, `headers` hides the Authorization value."""
+
+    method: str
+    path: str
+    query: dict[str, str]
+    headers: dict[str, str]
+    body: bytes
+    json: object | None
 
 
 @dataclass(slots=True)
@@ -73,17 +78,28 @@ def error_response(error: ApiError) -> Response:
 
 @dataclass(slots=True)
 class Ctx:
-    """One request in a handler: path params, query, body and the caller's claims."""
+    """One request in a handler: path params, query, body, the caller's claims, and the
+    path's workspace `{w}` as `App.dispatch` found it (None: none of that name yet, or a
+    route without `{w}`). A route that makes its workspace does so with `workspaces.made`
+    once the request has passed its checks."""
 
     request: Request
     params: dict[str, str]
     claims: _auth.Claims
+    ws: Workspace | None = None
     _body: object = field(default=None)
     _parsed: bool = False
 
     @property
     def w(self) -> str:
         return self.params["w"]
+
+    def made_ws(self, store: Store) -> Workspace:
+        """The path's workspace, made empty now if it does not exist yet (as the server's
+        write routes make theirs: after the request passed its checks)."""
+        if self.ws is None:
+            self.ws = workspaces.find_or_create(store, self.w)
+        return self.ws
 
     def json(self) -> object:
         if not self._parsed:
@@ -93,35 +109,6 @@ class Ctx:
 
     def body(self, *, required: bool = True) -> JsonDict:
         return body_object(self.json(), required=required)
-
-
-@dataclass(frozen=True, slots=True)
-class Services:
-    """What a handler may use: the state, the deriver, the webhooks, the options and the
-    secret keys are signed with (not the routes, the dispatcher or the sockets)."""
-
-    store: Store
-    deriver: Deriver
-    webhooks: Webhooks
-    options: Options
-    secret: bytes
-
-
-Handler = Callable[[Services, Ctx], Response]
-
-
-@dataclass(frozen=True, slots=True)
-class Route:
-    """One endpoint: `template` names path parts `{w}`, `{p}`...; `served` may turn it off.
-    `store=False` for the few that never read state (health, the key minter): they run
-    without the store lock."""
-
-    method: str
-    template: str
-    handler: Handler
-    access: Access
-    served: Callable[[Options], bool] | None = None
-    store: bool = True
 
 
 def compile_template(template: str) -> re.Pattern[str]:
@@ -190,14 +177,3 @@ def check_configuration(config: JsonDict | None, loc: list[str | int]) -> JsonDi
             )
         get_bool(reasoning, "enabled", [*loc, "configuration", "reasoning"], None)
     return config
-
-
-def require_member(ctx: Ctx, ws: Workspace | None, session_name: str) -> None:
-    """A peer key may only read sessions it is an active member of."""
-    peer = ctx.claims.peer
-    if peer is None or ctx.claims.admin:
-        return
-    session = ws.sessions.get(session_name) if ws else None
-    member = session.members.get(peer) if session else None
-    if member is None or not member.active:
-        raise ApiError(401, _auth.NOT_PERMITTED)

@@ -58,6 +58,19 @@ def test_unknown_route_and_wrong_method(fake: FakeHoncho) -> None:
     assert api.post("/_fake/requests").status == 405
 
 
+def test_matched_as_sent(fake: FakeHoncho) -> None:
+    """Control paths are matched as sent: a trailing slash is ignored, HEAD is not GET, and a
+    percent-encoded prefix is an ordinary (recorded) Honcho path."""
+    api = Api(fake.port)
+    assert api.get("/_fake/info/").status == 200
+    assert api.call("HEAD", "/_fake/info").status == 405
+    missing = api.get("/_fake/")
+    assert missing.status == 404 and "GET /_fake/;" in missing.detail
+    assert api.get("/%5Ffake/info").json == {"detail": "Not Found"}
+    assert [r.path for r in fake.requests] == ["/%5Ffake/info"]
+    assert api.delete("/_fake/faults/slow_next").detail == "No fault rule slow_next"
+
+
 def test_fail_next_and_clear(fake: FakeHoncho) -> None:
     api = Api(fake.port)
     armed = api.post("/_fake/faults/fail_next", {"status": 503})

@@ -18,7 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from roncho.testing import _cli, _control
+from roncho.testing import _cli
+from roncho.testing._routes import control
 
 ROOT = Path(__file__).resolve().parents[2]
 SECTION = "## Testing your code against Honcho without a Honcho"
@@ -91,6 +92,6 @@ def test_docs_name_every_flag_and_control_route() -> None:
     }
     missing = sorted(flag for flag in flags if f"`{flag}" not in docs)
     assert missing == []
-    routes = [f"`{method} {_control.PREFIX}{path}`" for method, path in _control.ROUTES]
+    routes = [f"`{route.method} {route.template}`" for route in control.ROUTES]
     assert [route for route in routes if route not in docs] == []
     assert "docs/emulator.md" in _section()

@@ -39,6 +39,23 @@ def test_every_route_module_is_served() -> None:
     assert names == served
 
 
+def test_route_modules_only_parse_and_render() -> None:
+    """A route module imports no other (what two share is a backend's or _web's), and no
+    handler looks its workspace up: `App.dispatch` resolves it once (`ctx.ws`)."""
+    routes = Path(_routes.__file__).parent
+    for path in routes.glob("*.py"):
+        if path.name == "__init__.py":
+            continue
+        text = path.read_text()
+        siblings = [
+            line
+            for line in text.splitlines()
+            if line.startswith("from .") and not line.startswith("from ..")
+        ]
+        assert siblings == [], path.name
+        assert "workspaces.find" not in text, path.name
+
+
 def test_every_option_has_one_flag_and_a_keyword() -> None:
     parser = _cli.build_parser()
     dests = {action.dest for action in parser._actions}

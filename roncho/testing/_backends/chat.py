@@ -8,9 +8,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from .. import _search
-from .._common import JsonDict, iso
-from .._state import Conclusion, Message, Workspace
-from . import peers, sessions
+from .._auth import Claims
+from .._common import ApiError, JsonDict, iso
+from .._state import Conclusion, Message, Store, Workspace
+from . import lookups, peers, scopes, sessions, workspaces
+from .context import Recall
 
 # How many messages and conclusions a chat answer draws on.
 CHAT_EVIDENCE = 3
@@ -51,12 +53,43 @@ class Answer:
         }
 
 
-def check_peer_targets(ws: Workspace, w: str, target: str | None, session_id: str | None) -> None:
-    """404 for a missing target peer or a missing/deleted session."""
-    if target is not None and target not in ws.peers:
-        raise peers.missing(target, w)
-    if session_id is not None:
-        sessions.active(ws, session_id)
+class Unanswerable(ApiError):
+    """A missing target peer or a missing/deleted session (404): the server finds out inside
+    its answer's generator, after a stream's 200 headers (so a stream just ends)."""
+
+
+def ask_peer(
+    store: Store,
+    ws: Workspace | None,
+    w: str,
+    claims: Claims,
+    peer: str,
+    target: str | None,
+    query: str,
+    recall: Recall,
+) -> Answer:
+    """`POST .../peers/{peer}/chat`: the recall options checked, the workspace and the peer
+    made if missing, then the peer's answer within what `recall` allows (a peer key only
+    over sessions it is a member of)."""
+    allow = recall.allowlist(claims)
+    ws = ws if ws is not None else workspaces.find_or_create(store, w)
+    scopes.refuse_observed(ws, [peer, *([target] if target else [])], scopes.CHAT)
+    if recall.scope is not None:
+        allow = scopes.resolve(ws, w, recall.scope)
+    peers.find_or_create(ws, peer)
+    try:
+        if target is not None and target not in ws.peers:
+            raise peers.missing(target, w)
+        if recall.session_id is not None:
+            lookups.active_session(ws, recall.session_id)
+    except ApiError as error:
+        raise Unanswerable(error.status, error.detail) from None
+    if recall.session_id is not None:
+        sessions.require_member(ws, recall.session_id, claims)
+    for name in sorted(allow or ()):
+        sessions.require_member(ws, name, claims)
+    allowed = {recall.session_id} if recall.session_id is not None else allow
+    return about_peer(ws, query, peer, target, allowed)
 
 
 def about_peer(

@@ -1,16 +1,15 @@
-"""Conclusions: creation checked against peers and sessions, soft delete, the semantic query
-(keyword-ranked, see `_search`), and the representation text built from them."""
+"""Conclusions: creation checked against peers and sessions, soft delete, and the semantic
+query (keyword-ranked, see `_search`). The representation built from them is `context`'s."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import UTC
 
 from .. import _search
 from .._common import ApiError, nanoid, utcnow
 from .._state import Conclusion, Store, Workspace
-from . import peers, sessions
+from . import lookups, peers, scopes
 
 # A filter compiled by `_filters.compile_filter`, applied to `conclusion_row`s.
 RowMatch = Callable[[Conclusion], bool]
@@ -27,14 +26,16 @@ class NewConclusion:
 def create(
     store: Store, ws: Workspace | None, w: str, batch: list[NewConclusion]
 ) -> list[Conclusion]:
-    """Write a batch in one transaction (one timestamp); 404 for an unknown peer or session."""
+    """Write a batch in one transaction (one timestamp); 422 for a conclusion about a scope,
+    404 for an unknown peer or session."""
+    scopes.refuse(ws, [item.observed_id for item in batch], scopes.CONCLUSION)
     for item in batch:
         for peer in (item.observer_id, item.observed_id):
             if ws is None or peer not in ws.peers:
                 raise peers.missing(peer, w)
         if item.session_id is not None:
             assert ws is not None
-            sessions.active(ws, item.session_id)
+            lookups.active_session(ws, item.session_id)
     assert ws is not None
     now = utcnow()  # one transaction, one timestamp for the whole batch
     created = [
@@ -84,53 +85,3 @@ def delete(ws: Workspace | None, w: str, conclusion_id: str) -> None:
             404, f"Document {conclusion_id} not found or does not belong to workspace {w}"
         )
     found.deleted = True
-
-
-@dataclass(frozen=True, slots=True)
-class Search:
-    """A representation's `search_query` and `search_top_k` (the semantic part on the server)."""
-
-    query: str | None
-    top_k: int | None
-
-
-def representation(
-    ws: Workspace,
-    observer: str,
-    observed: str,
-    limit: int,
-    allowed_sessions: set[str] | None,
-    search: Search | None = None,
-) -> str:
-    """The observer's conclusions about `observed` (within the allowlist) as the server's
-    markdown: up to `limit`, the most recent ones; with a search query, its best keyword
-    matches first (`top_k`, default a third of `limit`), as the server's semantic part."""
-    candidates = [
-        c
-        for c in ws.conclusions
-        if not c.deleted
-        and c.observer_id == observer
-        and c.observed_id == observed
-        and (allowed_sessions is None or c.session_id in allowed_sessions)
-    ]
-    chosen: list[Conclusion] = []
-    if search is not None and search.query:
-        top_k = search.top_k if search.top_k is not None else max(1, limit // 3)
-        chosen = _search.rank(search.query, candidates, lambda c: c.content)[: min(top_k, limit)]
-    for conclusion in reversed(candidates):
-        if len(chosen) >= limit:
-            break
-        if conclusion not in chosen:
-            chosen.append(conclusion)
-    chosen.sort(key=lambda c: c.seq)
-    return representation_markdown(chosen)
-
-
-def representation_markdown(conclusions: list[Conclusion]) -> str:
-    """The server's `Representation.format_as_markdown` for explicit conclusions: a heading, a
-    blank line, one `[YYYY-MM-DD HH:MM:SS] content` line each (UTC, no fraction) and a final
-    newline; "" when there are none."""
-    if not conclusions:
-        return ""
-    lines = [f"[{c.created_at.astimezone(UTC):%Y-%m-%d %H:%M:%S}] {c.content}" for c in conclusions]
-    return "\n".join(["## Explicit Observations\n", *lines, ""])

@@ -6,10 +6,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
-from .._common import ID_PATTERN, JsonDict, estimate_tokens, nanoid, utcnow
+from .._common import ID_PATTERN, ApiError, JsonDict, estimate_tokens, nanoid, utcnow
 from .._deriver import Deriver
 from .._state import Message, Store, Workspace
-from . import peers, sessions
+from . import peers, scopes, sessions
 
 # 3.0.12 `split_text_into_chunks` default: an uploaded file becomes messages of this size.
 MAX_UPLOAD_CHUNK = 49500
@@ -29,7 +29,9 @@ class NewMessage:
 def create(
     store: Store, deriver: Deriver, ws: Workspace, session_name: str, batch: list[NewMessage]
 ) -> list[Message]:
-    """Write a batch: senders made peers and active members, then the messages, enqueued."""
+    """Write a batch: senders made peers and active members, then the messages, enqueued
+    (a scope peer authors none: 422)."""
+    scopes.refuse(ws, [item.peer_id for item in batch], scopes.AUTHOR)
     for item in batch:
         if item.peer_id not in ws.peers and not ID_PATTERN.match(item.peer_id):
             peers.find_or_create(ws, item.peer_id)  # raises the 422
@@ -69,7 +71,9 @@ def upload(
     metadata: JsonDict,
     created_at: datetime | None,
 ) -> list[Message]:
-    """A file's text as messages of at most `MAX_UPLOAD_CHUNK` characters, enqueued."""
+    """A file's text as messages of at most `MAX_UPLOAD_CHUNK` characters, enqueued (a
+    scope peer authors none: 422)."""
+    scopes.refuse(ws, [peer_id], scopes.AUTHOR)
     session, _ = sessions.find_or_create(ws, session_name)
     peers.find_or_create(ws, peer_id)
     sessions.join(session, peer_id)
@@ -98,7 +102,27 @@ def of_session(ws: Workspace | None, session_name: str) -> list[Message]:
     return [m for m in (ws.messages if ws else []) if m.session_id == session_name]
 
 
-def find(ws: Workspace | None, session_name: str, message_id: str) -> Message | None:
+def get(ws: Workspace | None, session_name: str, message_id: str) -> Message:
+    """The message, else 404 (`Message with ID <id> not found`)."""
+    message = _find(ws, session_name, message_id)
+    if message is None:
+        raise ApiError(404, f"Message with ID {message_id} not found")
+    return message
+
+
+def update(
+    ws: Workspace | None, session_name: str, message_id: str, metadata: JsonDict | None
+) -> Message:
+    """The message with its metadata replaced when given, else 404 (`Message not found`)."""
+    message = _find(ws, session_name, message_id)
+    if message is None:
+        raise ApiError(404, "Message not found")
+    if metadata is not None:
+        message.metadata = metadata
+    return message
+
+
+def _find(ws: Workspace | None, session_name: str, message_id: str) -> Message | None:
     if ws is None:
         return None
     return next(

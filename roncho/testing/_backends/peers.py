@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from .._common import ID_PATTERN, ApiError, JsonDict, utcnow
 from .._state import Peer, Session, Workspace
+from . import scopes
 
 
 def missing(peer: str, w: str) -> ApiError:
@@ -34,6 +35,25 @@ def upsert(
     return peer, created
 
 
+def update(
+    ws: Workspace, name: str, metadata: JsonDict | None, configuration: JsonDict | None
+) -> Peer:
+    """`upsert`, but a scope peer is the scope routes' (422)."""
+    if scopes.is_scope(ws, name):
+        raise ApiError(422, f"Peer '{name}' is a scope. Use the scopes routes to manage scopes.")
+    peer, _ = upsert(ws, name, metadata, configuration)
+    return peer
+
+
+def listed(ws: Workspace | None, kind: str | None) -> list[Peer]:
+    """The workspace's peers; scope peers left out unless `kind` asks for them ("scope":
+    only them, "all": every peer)."""
+    found = list(ws.peers.values()) if ws else []
+    if kind == "all":
+        return found
+    return [p for p in found if scopes.is_scope(ws, p.id) == (kind == "scope")]
+
+
 def sessions_of(ws: Workspace | None, name: str) -> list[Session]:
     """Every session the peer was ever a member of (active or not), in creation order."""
     sessions = list(ws.sessions.values()) if ws else []
@@ -49,6 +69,9 @@ def card(ws: Workspace | None, observer: str, target: str, w: str) -> list[str] 
 
 
 def set_card(ws: Workspace | None, observer: str, target: str, lines: list[str], w: str) -> None:
+    """The observer's card about `target` replaced (none is ever formed about a scope: 422;
+    404 for a missing observer or target)."""
+    scopes.refuse_observed(ws, [target], scopes.CARD)
     if ws is None or observer not in ws.peers:
         raise missing(observer, w)
     if target not in ws.peers:

@@ -1,23 +1,190 @@
-"""Scopes: get-or-create, the sessions added to one, and their (simulated) backfill."""
+"""Scopes as Honcho 3.0.12 has them (`src/utils/scopes.py`, `crud/peer.py`, the routers): the
+one module of their rules.
+
+A scope `x` is backed by a peer named `scope.x` (the prefix is outside the peer-name pattern,
+so no API call can make such a peer otherwise). Here are: get-or-create (the backing peer
+with it), the sessions added to one and their (simulated) backfill; the positions that
+refuse a scope peer (422, the server's texts); the `scope` read option of chat,
+representation, workspace search and session context (its names, its key rule, and the
+member sessions it narrows a read to).
+"""
 
 from __future__ import annotations
 
-from .._common import ApiError, JsonDict, iso, utcnow
+import re
+from collections.abc import Iterable
+
+from .._auth import Claims
+from .._common import ApiError, JsonDict, iso, utcnow, validation_error
 from .._deriver import Deriver
-from .._state import Scope, Session, Workspace
-from . import sessions
+from .._state import Peer, Scope, Session, Workspace
+from . import lookups
+
+PREFIX = "scope."
+NAME_MAX = 512 - len(PREFIX)
+LIST_MAX = 100
+_NAME = re.compile(r"^[a-zA-Z0-9_-]+$")
+
+# The server's guidance after "Peer name(s) [...] are scopes.", by position.
+MEMBERSHIP = (
+    "Scope membership is managed via the scopes routes "
+    "(/v3/workspaces/{workspace_id}/scopes/{scope_id}/sessions) or the `scopes` field at "
+    "session creation."
+)
+MEMBERSHIP_CONFIG = "Scope membership is managed via the scopes routes."
+AUTHOR = "Scope peers cannot author messages."
+CHAT = "No representation is formed of a scope, so a scope cannot be a chat observer or target."
+REPRESENTATION = (
+    "No representation is formed of a scope, so a scope cannot be a representation observer "
+    "or target."
+)
+CONTEXT_TARGET = "No representation is formed of a scope, so a scope cannot be a context target."
+PERSPECTIVE = "Use the `scope` parameter instead."
+READ_OPTION = "Use the `scope` option on the read routes instead."
+CONCLUSION = "No conclusion is ever formed about a scope."
+CARD = "No peer card is ever formed about a scope."
+DREAM = "No representation is formed of a scope, so a scope cannot be the observed peer of a dream."
+NARROW_KEY = "`scope` requires a workspace- or admin-level key"
+MEMBERSHIP_KEY = "Scope membership requires a workspace-level key"
+
+
+def peer_name(scope: str) -> str:
+    return f"{PREFIX}{scope}"
+
+
+def is_scope(ws: Workspace | None, name: str) -> bool:
+    """A real scope peer: the reserved name AND a scope behind it (the server's flag)."""
+    return (
+        ws is not None
+        and name.startswith(PREFIX)
+        and name[len(PREFIX) :] in ws.scopes
+        and name in ws.peers
+    )
+
+
+def _backing_peer(ws: Workspace, scope: str) -> Peer:
+    """The peer `scope.<scope>`, made with the scope (observes, never observed): as the
+    server, a scope is a peer."""
+    name = peer_name(scope)
+    peer = ws.peers.get(name)
+    if peer is None:
+        peer = Peer(id=name, workspace_id=ws.id, created_at=utcnow())
+        peer.configuration = {"observe_me": False}
+        ws.peers[name] = peer
+    return peer
+
+
+def refuse(ws: Workspace | None, names: Iterable[str], action: str) -> None:
+    """422 when any name is a real scope (a missing reserved name passes)."""
+    offenders = sorted({name for name in names if is_scope(ws, name)})
+    if offenders:
+        raise ApiError(422, f"Peer name(s) {offenders} are scopes. {action}")
+
+
+def refuse_observed(ws: Workspace | None, names: Iterable[str], action: str) -> None:
+    """As `refuse`, and a reserved name that does not exist is refused too (the observed
+    position: nothing else would stop state being made about a future scope)."""
+    wanted = set(names)
+    refuse(ws, wanted, action)
+    missing = sorted(
+        name for name in wanted if name.startswith(PREFIX) and (ws is None or name not in ws.peers)
+    )
+    if missing:
+        raise ApiError(
+            422,
+            f"Peer name(s) {missing} are in the reserved scope namespace and do not exist, "
+            f"so they may become scopes later. {action}",
+        )
+
+
+def name_error(name: object) -> str | None:
+    """Why `name` is not a valid unprefixed scope name (None when it is)."""
+    if not isinstance(name, str):
+        return "Input should be a valid string"
+    if not 1 <= len(name) <= NAME_MAX:
+        return f"Scope name must be between 1 and {NAME_MAX} characters"
+    if name.startswith(PREFIX):
+        return (
+            f"Scope name must not start with the reserved prefix '{PREFIX}' "
+            "(scope names are unprefixed)"
+        )
+    if not _NAME.match(name):
+        return "Scope name must match pattern ^[a-zA-Z0-9_-]+$"
+    return None
+
+
+def _invalid(loc: list[str | int], message: str, value: object) -> ApiError:
+    return validation_error("value_error", loc, f"Value error, {message}", value, {"error": {}})
+
+
+def check_names(value: object, loc: list[str | int]) -> list[str]:
+    """The `scopes` list of a session create: each a valid name, at most LIST_MAX."""
+    if not isinstance(value, list):
+        raise validation_error("list_type", loc, "Input should be a valid list", value)
+    if len(value) > LIST_MAX:
+        raise validation_error(
+            "too_long",
+            loc,
+            f"List should have at most {LIST_MAX} items after validation, not {len(value)}",
+            value,
+            {"field_type": "List", "max_length": LIST_MAX, "actual_length": len(value)},
+        )
+    for index, name in enumerate(value):
+        problem = name_error(name)
+        if problem:
+            raise _invalid([*loc, index], problem, name)
+    return [str(name) for name in value]
+
+
+def parse_option(value: object, loc: list[str | int]) -> str | list[str] | None:
+    """The `scope` read option: one name, or a list of 1 to LIST_MAX names."""
+    if value is None:
+        return None
+    if isinstance(value, list):
+        if not 1 <= len(value) <= LIST_MAX:
+            raise validation_error(
+                "too_short" if not value else "too_long",
+                loc,
+                f"List should have at least 1 item after validation, not {len(value)}"
+                if not value
+                else f"List should have at most {LIST_MAX} items after validation, "
+                f"not {len(value)}",
+                value,
+            )
+        return check_names(value, loc)
+    problem = name_error(value)
+    if problem:
+        raise _invalid(loc, problem, value)
+    return str(value)
+
+
+def check_key(claims: Claims, *, session_key_too: bool = False) -> None:
+    """A scoped read needs a workspace- or admin-level key (401 otherwise)."""
+    if claims.admin:
+        return
+    if claims.peer is not None or (session_key_too and claims.session is not None):
+        raise ApiError(401, NARROW_KEY)
+
+
+def check_membership_key(claims: Claims) -> None:
+    """Joining scopes at session creation needs a workspace- or admin-level key (401)."""
+    if not (claims.admin or (claims.peer is None and claims.session is None)):
+        raise ApiError(401, MEMBERSHIP_KEY)
 
 
 def get_or_create(ws: Workspace, name: str, metadata: JsonDict | None) -> tuple[Scope, bool]:
+    """The scope `name` (made, with its backing peer, if missing); and whether it is new."""
     scope = ws.scopes.get(name)
-    if scope is not None:
-        return scope, False
-    scope = Scope(id=name, created_at=utcnow(), metadata=metadata or {})
-    ws.scopes[name] = scope
-    return scope, True
+    created = scope is None
+    if scope is None:
+        scope = Scope(id=name, created_at=utcnow(), metadata=metadata or {})
+        ws.scopes[name] = scope
+    _backing_peer(ws, name)
+    return scope, created
 
 
 def find(ws: Workspace | None, w: str, name: str) -> Scope:
+    """The scope `name`, else 404 `Scope <x> not found in workspace <w>`."""
     scope = ws.scopes.get(name) if ws else None
     if scope is None:
         raise ApiError(404, f"Scope {name} not found in workspace {w}")
@@ -37,7 +204,7 @@ def add_sessions(
     scope = find(ws, w, name)
     assert ws is not None
     for session_name in session_names:
-        sessions.active(ws, session_name)
+        lookups.active_session(ws, session_name)
     stamp = iso(utcnow())
     for session_name in session_names:
         scope.backfill[session_name] = {"state": "pending", "updated_at": stamp}
@@ -54,6 +221,7 @@ def remove_session(ws: Workspace | None, w: str, name: str, session_name: str) -
 
 
 def sessions_of(ws: Workspace | None, w: str, name: str) -> list[Session]:
+    """The scope's active member sessions, in the order they were added."""
     scope = find(ws, w, name)
     assert ws is not None
     return [
@@ -69,3 +237,15 @@ def _backfilled(ws: Workspace, scope: Scope) -> None:
         if job.get("state") == "pending":
             copied = sum(1 for c in ws.conclusions if c.session_id == name and not c.deleted)
             job.update(state="completed", updated_at=iso(utcnow()), docs_copied=copied)
+
+
+def resolve(ws: Workspace | None, w: str, option: str | list[str]) -> set[str]:
+    """The sessions a `scope` option confines a read to: its scopes' member sessions (those
+    deleted since too: their conclusions go with their purge).
+
+    The server reads one scope as the scope peer's own representation, which a backfill
+    fills from the member sessions' conclusions; here that is the observer's conclusions
+    from those sessions. A list of scopes is the union of their sessions on both."""
+    names = [option] if isinstance(option, str) else option
+    found = [find(ws, w, scope) for scope in names]
+    return {session for scope in found for session in scope.backfill}

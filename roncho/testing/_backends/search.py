@@ -6,19 +6,25 @@ from collections.abc import Callable, Mapping
 
 from .. import _search
 from .._state import Message, Workspace
+from . import scopes
 
 
 def messages(
     ws: Workspace | None,
+    w: str,
     text: str,
     limit: int,
     forced: Mapping[str, str],
     perspective: object,
+    scope: str | None,
     match: Callable[[Message], bool],
 ) -> list[Message]:
     """Messages whose fields equal `forced` (`peer_id` or `session_id` of the route), of the
-    sessions `perspective` belongs to when given, that `match`, ranked as the server's hybrid
-    search ranks them (`_search.hybrid`: it fills up to `limit`)."""
+    sessions `perspective` belongs to when given, of the member sessions of `scope` when
+    given (404 for a missing scope), that `match`, ranked as the server's hybrid search ranks
+    them (`_search.hybrid`: it fills up to `limit`)."""
+    # A scope with no member sessions matches nothing, not everything.
+    in_scope = scopes.resolve(ws, w, scope) if scope is not None else None
     candidates = list(ws.messages) if ws else []
     allowed: set[str] | None = None
     if perspective is not None and ws is not None:
@@ -28,6 +34,7 @@ def messages(
         for m in candidates
         if all(getattr(m, key) == value for key, value in forced.items())
         and (allowed is None or m.session_id in allowed)
+        and (in_scope is None or m.session_id in in_scope)
         and match(m)
     ]
     return _search.hybrid(text, found, lambda m: m.content, lambda m: m.created_at, limit)

@@ -5,10 +5,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from .. import _auth
+from .._auth import Claims
 from .._common import ApiError, JsonDict, nanoid, utcnow
 from .._deriver import Deriver
 from .._state import Membership, Message, Peer, Session, Store, Workspace
-from . import peers
+from . import lookups, peers, scopes
 
 # The server's SESSION_OBSERVERS_LIMIT default.
 SESSION_OBSERVERS_LIMIT = 10
@@ -17,24 +19,12 @@ SESSION_OBSERVERS_LIMIT = 10
 PeerMap = Mapping[str, tuple[bool | None, bool | None]]
 
 
-def missing(session: str, w: str) -> ApiError:
-    return ApiError(404, f"Session {session} not found in workspace {w}")
-
-
-def active(ws: Workspace, name: str) -> Session:
-    """The active session `name`, else 404."""
-    session = ws.sessions.get(name)
-    if session is None or not session.is_active:
-        raise missing(name, ws.id)
-    return session
-
-
 def find_or_create(ws: Workspace, name: str) -> tuple[Session, bool]:
     """The active session `name` (404 if deleted), made if missing; and whether it is new."""
     session = ws.sessions.get(name)
     if session is not None:
         if not session.is_active:
-            raise missing(name, ws.id)
+            raise lookups.session_missing(name, ws.id)
         return session, False
     session = Session(id=name, workspace_id=ws.id, created_at=utcnow())
     ws.sessions[name] = session
@@ -49,6 +39,17 @@ def is_member(store: Store, w: str, s: str, peer: str) -> bool:
         return False
     member = session.members.get(peer)
     return member is not None and member.active
+
+
+def require_member(ws: Workspace | None, name: str, claims: Claims) -> None:
+    """A peer key may only read sessions it is an active member of (401 otherwise)."""
+    peer = claims.peer
+    if peer is None or claims.admin:
+        return
+    session = ws.sessions.get(name) if ws else None
+    member = session.members.get(peer) if session else None
+    if member is None or not member.active:
+        raise ApiError(401, _auth.NOT_PERMITTED)
 
 
 def _check_observers(name: str, members: Mapping[str, Membership]) -> None:
@@ -88,16 +89,37 @@ def join(session: Session, peer: str) -> None:
 
 def get_or_create(
     ws: Workspace,
+    w: str,
+    name: str,
+    metadata: JsonDict | None,
+    configuration: JsonDict | None,
+    members: PeerMap,
+    scope_names: list[str],
+    deriver: Deriver,
+    backfill_delay: float,
+) -> tuple[Session, bool]:
+    """Create with members, or update an existing one (metadata replaced, configuration
+    merged, members upserted; a scope peer is no member: 422); then it joins the scopes named
+    (each made if missing, its backfill `backfill_delay` away). And whether it was made."""
+    scopes.refuse(ws, members, scopes.MEMBERSHIP)
+    session, created = _get_or_create(ws, name, metadata, configuration, members)
+    for scope_name in scope_names:
+        scopes.get_or_create(ws, scope_name, None)
+    for scope_name in scope_names:
+        scopes.add_sessions(ws, w, scope_name, [name], deriver, backfill_delay)
+    return session, created
+
+
+def _get_or_create(
+    ws: Workspace,
     name: str,
     metadata: JsonDict | None,
     configuration: JsonDict | None,
     members: PeerMap,
 ) -> tuple[Session, bool]:
-    """Create with members, or update an existing one (metadata replaced, configuration
-    merged, members upserted); and whether it was made."""
     existing = ws.sessions.get(name)
     if existing is not None and not existing.is_active:
-        raise missing(name, ws.id)
+        raise lookups.session_missing(name, ws.id)
     session = existing or Session(id=name, workspace_id=ws.id, created_at=utcnow())
     upsert_members(ws, session, members)
     if existing is None:
@@ -119,8 +141,8 @@ def update(session: Session, metadata: JsonDict | None, configuration: JsonDict 
 def delete(ws: Workspace | None, w: str, name: str, deriver: Deriver, purge_delay: float) -> None:
     """Soft delete now; the purge runs `purge_delay` seconds later."""
     if ws is None:
-        raise missing(name, w)
-    session = active(ws, name)
+        raise lookups.session_missing(name, w)
+    session = lookups.active_session(ws, name)
     session.is_active = False
     schedule_purge(ws, session, deriver, purge_delay)
 
@@ -141,11 +163,21 @@ def _purge(ws: Workspace, session: Session) -> None:
         del ws.sessions[name]
 
 
+def add_members(ws: Workspace, name: str, members: PeerMap) -> Session:
+    """Upsert members into the session (made if missing; a scope peer is none: 422)."""
+    scopes.refuse(ws, members, scopes.MEMBERSHIP)
+    session, _ = find_or_create(ws, name)
+    upsert_members(ws, session, members)
+    return session
+
+
 def set_members(ws: Workspace | None, w: str, name: str, members: PeerMap) -> Session:
-    """Replace the member set: everyone else becomes inactive (all or nothing)."""
+    """Replace the member set: everyone else becomes inactive (all or nothing; a scope peer
+    is no member: 422)."""
+    scopes.refuse(ws, members, scopes.MEMBERSHIP)
     if ws is None:
-        raise missing(name, w)
-    session = active(ws, name)
+        raise lookups.session_missing(name, w)
+    session = lookups.active_session(ws, name)
     previous = session.members
     session.members = {
         peer: Membership(m.observe_me, m.observe_others, False) for peer, m in previous.items()
@@ -159,9 +191,11 @@ def set_members(ws: Workspace | None, w: str, name: str, members: PeerMap) -> Se
 
 
 def remove_members(ws: Workspace | None, w: str, name: str, names: list[str]) -> Session:
+    """Members made inactive (a scope peer is named in none: 422)."""
+    scopes.refuse(ws, names, scopes.MEMBERSHIP)
     if ws is None:
-        raise missing(name, w)
-    session = active(ws, name)
+        raise lookups.session_missing(name, w)
+    session = lookups.active_session(ws, name)
     for peer in names:
         member = session.members.get(peer)
         if member is not None:
@@ -170,17 +204,20 @@ def remove_members(ws: Workspace | None, w: str, name: str, names: list[str]) ->
 
 
 def active_members(ws: Workspace | None, name: str) -> list[Peer]:
+    """The session's active members that are peers, scope peers left out."""
     session = ws.sessions.get(name) if ws else None
     if ws is None or session is None:
         return []
     return [
         ws.peers[peer]
         for peer, member in session.members.items()
-        if member.active and peer in ws.peers
+        if member.active and peer in ws.peers and not scopes.is_scope(ws, peer)
     ]
 
 
 def member_config(ws: Workspace | None, w: str, name: str, peer: str) -> Membership:
+    """A member's configuration (a scope peer's is managed by the scope routes: 422)."""
+    scopes.refuse(ws, [peer], scopes.MEMBERSHIP_CONFIG)
     if ws is None or peer not in ws.peers:
         raise peers.missing(peer, w)
     session = ws.sessions.get(name)
@@ -198,10 +235,12 @@ def set_member_config(
     observe_me: bool | None,
     observe_others: bool | None,
 ) -> None:
-    """Merge the given flags into the member's row (made active if missing)."""
+    """Merge the given flags into the member's row (made active if missing; a scope peer's is
+    managed by the scope routes: 422)."""
+    scopes.refuse(ws, [peer], scopes.MEMBERSHIP_CONFIG)
     if ws is None:
-        raise missing(name, w)
-    session = active(ws, name)
+        raise lookups.session_missing(name, w)
+    session = lookups.active_session(ws, name)
     if peer not in ws.peers:
         raise peers.missing(peer, w)
     before = session.members.get(peer) or Membership(None, None, True)
@@ -218,7 +257,7 @@ def set_member_config(
 def existing(ws: Workspace | None, w: str, name: str) -> Session:
     """The session `name`, active or not (404 only when there is no row)."""
     if ws is None or name not in ws.sessions:
-        raise missing(name, w)
+        raise lookups.session_missing(name, w)
     return ws.sessions[name]
 
 
@@ -261,6 +300,15 @@ def recent_messages(messages: list[Message], tokens: int) -> list[Message]:
         budget -= message.token_count
         chosen.append(message)
     return list(reversed(chosen))
+
+
+def summaries(ws: Workspace | None, name: str) -> tuple[JsonDict | None, JsonDict | None]:
+    """The session's short and long summaries. Seen on 3.0.12 (and Honcho's own route
+    test): a missing session, even in a missing workspace, has null ones, not a 404."""
+    session = ws.sessions.get(name) if ws is not None else None
+    if session is None:
+        return None, None
+    return session.short_summary, session.long_summary
 
 
 def clone(store: Store, ws: Workspace | None, name: str, cutoff: str | None) -> Session:

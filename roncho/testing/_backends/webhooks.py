@@ -84,7 +84,11 @@ class Webhooks:
             return []
         return held[1]
 
-    def get_or_create(self, ws: Workspace, url: str) -> tuple[Endpoint, bool]:
+    def get_or_create(self, ws: Workspace | None, w: str, url: str) -> tuple[Endpoint, bool]:
+        """The workspace's endpoint for `url`, made if new (404 for a missing workspace, 409
+        past the limit); and whether it was made."""
+        if ws is None:
+            raise ApiError(404, f"Workspace {w} not found")
         with self._lock:
             held = self._endpoints.get(ws.id)
             if held is None or held[0] is not ws:

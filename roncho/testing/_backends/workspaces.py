@@ -5,6 +5,7 @@ from __future__ import annotations
 from .._common import ApiError, JsonDict, utcnow
 from .._deriver import Deriver
 from .._state import Store, Workspace
+from . import scopes
 
 
 def find(store: Store, w: str) -> Workspace | None:
@@ -34,21 +35,18 @@ def get_or_create(
     return ws, True
 
 
-def update(
-    store: Store, w: str, metadata: JsonDict | None, configuration: JsonDict | None
-) -> Workspace:
-    """Metadata replaced, configuration merged key by key (made if missing)."""
-    ws = find_or_create(store, w)
+def update(ws: Workspace, metadata: JsonDict | None, configuration: JsonDict | None) -> None:
+    """Metadata replaced, configuration merged key by key."""
     if metadata is not None:
         ws.metadata = metadata
     if configuration is not None:
         ws.configuration = {**ws.configuration, **configuration}
-    return ws
 
 
-def delete(store: Store, deriver: Deriver, w: str, purge_delay: float) -> None:
+def delete(
+    store: Store, deriver: Deriver, ws: Workspace | None, w: str, purge_delay: float
+) -> None:
     """Accept a delete (409 while a session is active); the purge runs `purge_delay` later."""
-    ws = store.workspaces.get(w)
     if ws is None:
         raise ApiError(404, f"Workspace {w} not found")
     if ws.deleting:
@@ -60,6 +58,13 @@ def delete(store: Store, deriver: Deriver, w: str, purge_delay: float) -> None:
         )
     ws.deleting = True
     schedule_purge(store, deriver, ws, purge_delay)
+
+
+def schedule_dream(ws: Workspace | None, observed: str | None) -> None:
+    """A dream request's rule (the emulated deriver has no dreams): its observed peer is no
+    scope (422)."""
+    if observed is not None:
+        scopes.refuse_observed(ws, [observed], scopes.DREAM)
 
 
 def schedule_purge(store: Store, deriver: Deriver, ws: Workspace, delay: float) -> None:

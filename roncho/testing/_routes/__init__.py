@@ -1,7 +1,8 @@
 """The emulator's HTTP glue, one module per resource, the way moto has a `responses.py` per
 service: each handler parses the request, calls its backend (`roncho.testing._backends`),
 and renders the answer the server would send (`App.dispatch` holds the store lock around
-it). Each module lists its endpoints in `ROUTES`; `all_routes` gathers them for `App`.
+it). Each module lists its endpoints in `ROUTES`; `all_routes` gathers them into the one
+table of `App`, the emulator's own control surface (`control`, under `/_fake`) with them.
 
 A new resource (webhooks, say) is a backend module, a route module here with its `ROUTES`,
 and one entry in `ROUTE_MODULES`.
@@ -10,10 +11,11 @@ and one entry in `ROUTE_MODULES`.
 from __future__ import annotations
 
 from .._options import Options
-from .._web import Route
+from .._routing import Route
 from . import (
     chat,
     conclusions,
+    control,
     keys,
     messages,
     peers,
@@ -39,6 +41,7 @@ ROUTE_MODULES = (
     queue,
     scopes,
     webhooks,
+    control,
 )
 
 

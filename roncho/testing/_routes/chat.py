@@ -6,13 +6,12 @@ import json
 import re
 from typing import Any
 
-from .. import _scopes
-from .._backends import chat, peers, workspaces
+from .._backends import chat, context, scopes
 from .._common import ApiError, JsonDict
 from .._options import Options
+from .._routing import Route, Services
 from .._validate import get_bool, get_dict, get_literal, get_str
-from .._web import Ctx, P, Response, Route, Services, W, json_response, require_member
-from .peers import chat_sessions, check_scope_option
+from .._web import Ctx, P, Response, W, json_response
 
 MAX_QUERY_CHARS = 10000
 REASONING_LEVELS = ("minimal", "low", "medium", "high", "max")
@@ -40,30 +39,25 @@ def peer_chat(services: Services, ctx: Ctx) -> Response:
     options = _chat_options(body)
     target = get_str(body, "target", ["body"])
     session_id = get_str(body, "session_id", ["body"])
-    scope = _scopes.parse_option(body.get("scope"), ["body", "scope"])
-    if scope is not None:
-        check_scope_option(ctx, body.get("filters"), session_id)
-    allow = chat_sessions(body.get("filters"), session_id)
-    peer = ctx.params["p"]
-    ws = workspaces.find_or_create(services.store, ctx.w)
-    _scopes.refuse_observed(ws, [peer, *([target] if target else [])], _scopes.CHAT)
-    if scope is not None:
-        allow = _scopes.resolve(ws, ctx.w, scope)
-    peers.find_or_create(ws, peer)
+    scope = scopes.parse_option(body.get("scope"), ["body", "scope"])
+    recall = context.Recall(session_id, body.get("filters"), scope)
     try:
-        chat.check_peer_targets(ws, ctx.w, target, session_id)
-    except ApiError:
+        answer = chat.ask_peer(
+            services.store,
+            ctx.ws,
+            ctx.w,
+            ctx.claims,
+            ctx.params["p"],
+            target,
+            options["query"],
+            recall,
+        )
+    except chat.Unanswerable:
         if options["stream"]:
             # In stream mode the server runs these checks inside its generator,
             # after the 200 headers, so the stream just ends without its final event.
             return _ended_stream()
         raise
-    if session_id is not None:
-        require_member(ctx, ws, session_id)
-    for name in sorted(allow or ()):
-        require_member(ctx, ws, name)
-    sessions = {session_id} if session_id is not None else allow
-    answer = chat.about_peer(ws, options["query"], peer, target, sessions)
     return _chat_response(services, options, answer)
 
 
@@ -71,8 +65,7 @@ def workspace_chat(services: Services, ctx: Ctx) -> Response:
     body = ctx.body()
     options = _chat_options(body)
     session_id = get_str(body, "session_id", ["body"])
-    ws = workspaces.find(services.store, ctx.w)
-    answer = chat.about_workspace(ws, ctx.w, options["query"], session_id)
+    answer = chat.about_workspace(ctx.ws, ctx.w, options["query"], session_id)
     return _chat_response(services, options, answer)
 
 

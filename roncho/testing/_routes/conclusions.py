@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from .. import _filters, _scopes
-from .._backends import conclusions, workspaces
+from .. import _filters
+from .._backends import conclusions
 from .._backends.conclusions import NewConclusion
 from .._common import ApiError, JsonDict, validation_error
+from .._routing import Route, Services
 from .._state import Conclusion, conclusion_json, conclusion_row
 from .._validate import get_float, get_int, get_list, get_str, query_bool
-from .._web import Ctx, Response, Route, Services, W, filters_of, json_response, page
+from .._web import Ctx, Response, W, filters_of, json_response, page
 
 # The server's batch limit and conclusion size.
 MAX_BATCH = 100
@@ -46,17 +47,16 @@ def create_conclusions(services: Services, ctx: Ctx) -> Response:
     key = "conclusions" if "conclusions" in body or "observations" not in body else "observations"
     raw = get_list(body, key, ["body"], min_items=1, max_items=MAX_BATCH, required=True) or []
     batch = [_conclusion_input(item, ["body", key, index]) for index, item in enumerate(raw)]
-    ws = workspaces.find(services.store, ctx.w)
-    _scopes.refuse(ws, [c.observed_id for c in batch], _scopes.CONCLUSION)
-    created = conclusions.create(services.store, ws, ctx.w, batch)
+    created = conclusions.create(services.store, ctx.ws, ctx.w, batch)
     return json_response(201, [render(services, c) for c in created])
 
 
 def list_conclusions(services: Services, ctx: Ctx) -> Response:
     match = _filters.compile_filter(filters_of(ctx.body(required=False)), _filters.CONCLUSION)
     newest_first = not query_bool(ctx.request.query, "reverse", False)
-    ws = workspaces.find(services.store, ctx.w)
-    found = conclusions.listed(ws, lambda c: match(conclusion_row(c)), newest_first=newest_first)
+    found = conclusions.listed(
+        ctx.ws, lambda c: match(conclusion_row(c)), newest_first=newest_first
+    )
     items = [render(services, c) for c in found]
     return json_response(200, page(ctx.request.query, items))
 
@@ -73,15 +73,14 @@ def query_conclusions(services: Services, ctx: Ctx) -> Response:
     ):
         raise ApiError(422, CONCLUSIONS_QUERY_DETAIL)
     match = _filters.compile_filter(filters, _filters.CONCLUSION)
-    ws = workspaces.find(services.store, ctx.w)
     hits = conclusions.query(
-        ws, text, lambda c: match(conclusion_row(c)), top_k, max_distance=distance
+        ctx.ws, text, lambda c: match(conclusion_row(c)), top_k, max_distance=distance
     )
     return json_response(200, [render(services, c) for c in hits])
 
 
 def delete_conclusion(services: Services, ctx: Ctx) -> Response:
-    conclusions.delete(workspaces.find(services.store, ctx.w), ctx.w, ctx.params["c"])
+    conclusions.delete(ctx.ws, ctx.w, ctx.params["c"])
     # Observed: 204 with Content-Type application/json and an empty body.
     return Response(204, b"")
 

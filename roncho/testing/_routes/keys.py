@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from .._backends import keys
 from .._common import ApiError, iso, parse_datetime, validation_error
-from .._web import Ctx, Response, Route, Services, json_response
+from .._routing import Route, Services
+from .._web import Ctx, Response, json_response
 
 
 def create_key(services: Services, ctx: Ctx) -> Response:

@@ -4,14 +4,15 @@ from __future__ import annotations
 
 import json
 
-from .. import _filters, _scopes
-from .._backends import messages, workspaces
+from .. import _filters
+from .._backends import messages
 from .._backends.messages import NewMessage
 from .._common import ApiError, JsonDict, error_item, parse_datetime, validation_error
 from .._multipart import FilePart, parse_form
+from .._routing import Route, Services
 from .._state import message_json, message_row
 from .._validate import get_bool, get_dict, get_list, get_metadata, get_str
-from .._web import Ctx, Response, Route, S, Services, filters_of, json_response, paged
+from .._web import Ctx, Response, S, filters_of, json_response, paged
 
 # The server's batch limit and message size.
 MAX_BATCH = 100
@@ -55,36 +56,26 @@ def create_messages(services: Services, ctx: Ctx) -> Response:
         get_list(body, "messages", ["body"], min_items=1, max_items=MAX_BATCH, required=True) or []
     )
     batch = [_message_input(item, ["body", "messages", i]) for i, item in enumerate(raw)]
-    ws = workspaces.find_or_create(services.store, ctx.w)
-    _scopes.refuse(ws, [m.peer_id for m in batch], _scopes.AUTHOR)
+    ws = ctx.made_ws(services.store)
     created = messages.create(services.store, services.deriver, ws, ctx.params["s"], batch)
     return json_response(201, [message_json(m) for m in created])
 
 
 def list_messages(services: Services, ctx: Ctx) -> Response:
     match = _filters.compile_filter(filters_of(ctx.body(required=False)), _filters.MESSAGE)
-    ws = workspaces.find(services.store, ctx.w)
-    found = messages.of_session(ws, ctx.params["s"])
+    found = messages.of_session(ctx.ws, ctx.params["s"])
     items = [message_json(m) for m in found if match(message_row(m))]
     return paged(ctx, items)
 
 
 def get_message(services: Services, ctx: Ctx) -> Response:
-    ws = workspaces.find(services.store, ctx.w)
-    message = messages.find(ws, ctx.params["s"], ctx.params["m"])
-    if message is None:
-        raise ApiError(404, f"Message with ID {ctx.params['m']} not found")
+    message = messages.get(ctx.ws, ctx.params["s"], ctx.params["m"])
     return json_response(200, message_json(message))
 
 
 def update_message(services: Services, ctx: Ctx) -> Response:
     metadata = get_metadata(ctx.body(), ["body"])
-    ws = workspaces.find(services.store, ctx.w)
-    message = messages.find(ws, ctx.params["s"], ctx.params["m"])
-    if message is None:
-        raise ApiError(404, "Message not found")
-    if metadata is not None:
-        message.metadata = metadata
+    message = messages.update(ctx.ws, ctx.params["s"], ctx.params["m"], metadata)
     return json_response(200, message_json(message))
 
 
@@ -106,8 +97,7 @@ def upload_messages(services: Services, ctx: Ctx) -> Response:
     text = _upload_text(files["file"])
     metadata = _json_field(fields.get("metadata"))
     created_at = parse_datetime(fields["created_at"]) if fields.get("created_at") else None
-    ws = workspaces.find_or_create(services.store, ctx.w)
-    _scopes.refuse(ws, [fields["peer_id"]], _scopes.AUTHOR)
+    ws = ctx.made_ws(services.store)
     created = messages.upload(
         services.store,
         services.deriver,

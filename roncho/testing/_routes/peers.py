@@ -3,11 +3,10 @@ representation (`/context` and `/representation`)."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-
-from .. import _auth, _filters, _scopes
-from .._backends import conclusions, peers, workspaces
+from .. import _auth, _filters
+from .._backends import context, peers, scopes
 from .._common import ApiError, validation_error
+from .._routing import Route, Services
 from .._state import peer_json, peer_row, session_json, session_row
 from .._validate import (
     get_bool,
@@ -21,8 +20,9 @@ from .._validate import (
     query_bool,
     query_float,
     query_int,
+    query_top_k,
 )
-from .._web import Ctx, P, Response, Route, Services, W, filters_of, json_response, paged
+from .._web import Ctx, P, Response, W, filters_of, json_response, paged
 
 
 def create_peer(services: Services, ctx: Ctx) -> Response:
@@ -32,7 +32,7 @@ def create_peer(services: Services, ctx: Ctx) -> Response:
     configuration = get_dict(body, "configuration", ["body"])
     if ctx.claims.peer is not None and ctx.claims.peer != name:
         raise ApiError(401, _auth.NOT_PERMITTED)
-    ws = workspaces.find_or_create(services.store, ctx.w)
+    ws = ctx.made_ws(services.store)
     peer, created = peers.upsert(ws, name, metadata, configuration)
     return json_response(201 if created else 200, peer_json(peer))
 
@@ -49,12 +49,7 @@ def list_peers(services: Services, ctx: Ctx) -> Response:
             kind,
             {"expected": "'scope' or 'all'"},
         )
-    ws = workspaces.find(services.store, ctx.w)
-    found = list(ws.peers.values()) if ws else []
-    # Scope peers are left out unless `kind` asks for them ("scope": only them).
-    if kind != "all":
-        found = [p for p in found if _scopes.is_scope(ws, p.id) == (kind == "scope")]
-    items = [peer_json(peer) for peer in found if match(peer_row(peer))]
+    items = [peer_json(peer) for peer in peers.listed(ctx.ws, kind) if match(peer_row(peer))]
     return paged(ctx, items)
 
 
@@ -62,21 +57,15 @@ def update_peer(services: Services, ctx: Ctx) -> Response:
     body = ctx.body()
     metadata = get_metadata(body, ["body"])
     configuration = get_dict(body, "configuration", ["body"])
-    ws = workspaces.find_or_create(services.store, ctx.w)
-    if _scopes.is_scope(ws, ctx.params["p"]):
-        raise ApiError(
-            422, f"Peer '{ctx.params['p']}' is a scope. Use the scopes routes to manage scopes."
-        )
-    peer, _ = peers.upsert(ws, ctx.params["p"], metadata, configuration)
+    peer = peers.update(ctx.made_ws(services.store), ctx.params["p"], metadata, configuration)
     return json_response(200, peer_json(peer))
 
 
 def peer_sessions(services: Services, ctx: Ctx) -> Response:
     match = _filters.compile_filter(filters_of(ctx.body(required=False)), _filters.SESSION)
-    ws = workspaces.find(services.store, ctx.w)
     items = [
         session_json(session)
-        for session in peers.sessions_of(ws, ctx.params["p"])
+        for session in peers.sessions_of(ctx.ws, ctx.params["p"])
         if match(session_row(session))
     ]
     return paged(ctx, items)
@@ -84,8 +73,7 @@ def peer_sessions(services: Services, ctx: Ctx) -> Response:
 
 def get_card(services: Services, ctx: Ctx) -> Response:
     target = ctx.request.query.get("target") or ctx.params["p"]
-    ws = workspaces.find(services.store, ctx.w)
-    card = peers.card(ws, ctx.params["p"], target, ctx.w)
+    card = peers.card(ctx.ws, ctx.params["p"], target, ctx.w)
     return json_response(200, {"peer_card": card})
 
 
@@ -97,17 +85,8 @@ def put_card(services: Services, ctx: Ctx) -> Response:
             "string_type", ["body", "peer_card", 0], "Input should be a valid string", card
         )
     target = ctx.request.query.get("target") or ctx.params["p"]
-    ws = workspaces.find(services.store, ctx.w)
-    _scopes.refuse_observed(ws, [target], _scopes.CARD)
-    peers.set_card(ws, ctx.params["p"], target, card, ctx.w)
+    peers.set_card(ctx.ws, ctx.params["p"], target, card, ctx.w)
     return json_response(200, {"peer_card": list(card)})
-
-
-def query_top_k(query: Mapping[str, str]) -> int | None:
-    """`search_top_k` of a representation query string (absent or empty: None)."""
-    if not query.get("search_top_k"):
-        return None
-    return query_int(query, "search_top_k", 10, ge=1, le=100)
 
 
 def peer_context(services: Services, ctx: Ctx) -> Response:
@@ -115,41 +94,19 @@ def peer_context(services: Services, ctx: Ctx) -> Response:
     peer = ctx.params["p"]
     target = query.get("target") or peer
     limit = query_int(query, "max_conclusions", 100, ge=1, le=100)
-    search = conclusions.Search(query.get("search_query") or None, query_top_k(query))
+    search = context.Search(query.get("search_query") or None, query_top_k(query))
     query_float(query, "search_max_distance", ge=0.0, le=1.0)
     query_bool(query, "include_most_frequent", True)
-    ws = workspaces.find(services.store, ctx.w)
-    _scopes.refuse_observed(ws, [peer, target], _scopes.READ_OPTION)
-    # Seen on 3.0.12: a missing path peer is named in the 404 (not a bare "Peer not
-    # found"); a missing target is no error, only an empty representation.
-    if ws is None or peer not in ws.peers:
-        raise peers.missing(peer, ctx.w)
-    text = conclusions.representation(ws, peer, target, limit, None, search)
-    card = ws.cards.get((peer, target))
+    found = context.peer_context(ctx.ws, ctx.w, peer, target, limit, search)
     return json_response(
         200,
         {
             "peer_id": peer,
             "target_id": target,
-            "representation": text,
-            "peer_card": list(card) if card is not None else None,
+            "representation": found.representation,
+            "peer_card": found.card,
         },
     )
-
-
-def chat_sessions(filters: object, session_id: str | None) -> set[str] | None:
-    """Chat and representation `filters` are only a `session_id` allowlist on the server."""
-    allow = _filters.filters_allowlist(filters, must_include=session_id)
-    return None if allow is None else set(allow)
-
-
-def check_scope_option(ctx: Ctx, filters: object, session_id: str | None) -> None:
-    """The `scope` option's exclusions (422) and key rule (401), as chat and representation."""
-    if filters is not None:
-        raise ApiError(422, "`scope` and `filters` are mutually exclusive")
-    if session_id:
-        raise ApiError(422, "`scope` and `session_id` are mutually exclusive")
-    _scopes.check_key(ctx.claims)
 
 
 def peer_representation(services: Services, ctx: Ctx) -> Response:
@@ -158,24 +115,14 @@ def peer_representation(services: Services, ctx: Ctx) -> Response:
     target = get_str(body, "target", ["body"])
     limit = get_int(body, "max_conclusions", ["body"], 25, ge=1, le=100) or 25
     top_k = get_int(body, "search_top_k", ["body"], None, ge=1, le=100)
-    search = conclusions.Search(get_str(body, "search_query", ["body"]), top_k)
+    search = context.Search(get_str(body, "search_query", ["body"]), top_k)
     get_float(body, "search_max_distance", ["body"], ge=0.0, le=1.0)
     get_bool(body, "include_most_frequent", ["body"], None)
-    scope = _scopes.parse_option(body.get("scope"), ["body", "scope"])
-    if scope is not None:
-        check_scope_option(ctx, body.get("filters"), session_id)
-    allow = chat_sessions(body.get("filters"), session_id)
-    peer = ctx.params["p"]
-    ws = workspaces.find(services.store, ctx.w)
-    _scopes.refuse_observed(ws, [peer, target or peer], _scopes.REPRESENTATION)
-    if scope is not None:
-        allow = _scopes.resolve(ws, ctx.w, scope)
-    # Seen on 3.0.12: a missing peer, target or session is not an error, only an
-    # empty representation.
-    if ws is None:
-        return json_response(200, {"representation": ""})
-    sessions = {session_id} if session_id else allow
-    text = conclusions.representation(ws, peer, target or peer, limit, sessions, search)
+    scope = scopes.parse_option(body.get("scope"), ["body", "scope"])
+    recall = context.Recall(session_id, body.get("filters"), scope)
+    text = context.peer_representation(
+        ctx.ws, ctx.w, ctx.claims, ctx.params["p"], target, limit, search, recall
+    )
     return json_response(200, {"representation": text})
 
 

@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
-from .._backends import queue, workspaces
-from .._web import Ctx, Response, Route, Services, W, json_response
+from .._backends import queue
+from .._routing import Route, Services
+from .._web import Ctx, Response, W, json_response
 
 
 def queue_status(services: Services, ctx: Ctx) -> Response:
     query = ctx.request.query
     body = queue.status(
-        workspaces.find(services.store, ctx.w),
+        ctx.ws,
         query.get("observer_id") or None,
         query.get("sender_id") or None,
         query.get("session_id") or None,

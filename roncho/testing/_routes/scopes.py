@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from .. import _scopes
-from .._backends import scopes, workspaces
+from .._backends import scopes
 from .._common import ID_PATTERN, validation_error
+from .._routing import Route, Services
 from .._state import scope_json, session_json
 from .._validate import get_list, get_metadata, get_str
-from .._web import Ctx, Response, Route, Services, W, json_response, paged
+from .._web import Ctx, Response, W, json_response, paged
 
 SC = W + "/scopes/{sc}"
 
@@ -24,20 +24,18 @@ def create_scope(services: Services, ctx: Ctx) -> Response:
             {"error": {}},
         )
     metadata = get_metadata(body, ["body"])
-    ws = workspaces.find_or_create(services.store, ctx.w)
+    ws = ctx.made_ws(services.store)
     scope, created = scopes.get_or_create(ws, name, metadata)
-    _scopes.backing_peer(ws, name)  # as the server: a scope is a peer `scope.<id>`
     return json_response(201 if created else 200, scope_json(scope))
 
 
 def list_scopes(services: Services, ctx: Ctx) -> Response:
-    ws = workspaces.find(services.store, ctx.w)
-    items = [scope_json(scope) for scope in (ws.scopes.values() if ws else [])]
+    items = [scope_json(scope) for scope in (ctx.ws.scopes.values() if ctx.ws else [])]
     return paged(ctx, items)
 
 
 def get_scope(services: Services, ctx: Ctx) -> Response:
-    scope = scopes.find(workspaces.find(services.store, ctx.w), ctx.w, ctx.params["sc"])
+    scope = scopes.find(ctx.ws, ctx.w, ctx.params["sc"])
     return json_response(200, scope_json(scope))
 
 
@@ -45,7 +43,7 @@ def add_scope_sessions(services: Services, ctx: Ctx) -> Response:
     body = ctx.body()
     names = get_list(body, "session_ids", ["body"], min_items=1, max_items=100, required=True)
     scopes.add_sessions(
-        workspaces.find(services.store, ctx.w),
+        ctx.ws,
         ctx.w,
         ctx.params["sc"],
         [str(name) for name in names or []],
@@ -56,19 +54,17 @@ def add_scope_sessions(services: Services, ctx: Ctx) -> Response:
 
 
 def remove_scope_session(services: Services, ctx: Ctx) -> Response:
-    ws = workspaces.find(services.store, ctx.w)
-    scopes.remove_session(ws, ctx.w, ctx.params["sc"], ctx.params["s"])
+    scopes.remove_session(ctx.ws, ctx.w, ctx.params["sc"], ctx.params["s"])
     return Response(204, b"")
 
 
 def list_scope_sessions(services: Services, ctx: Ctx) -> Response:
-    ws = workspaces.find(services.store, ctx.w)
-    items = [session_json(s) for s in scopes.sessions_of(ws, ctx.w, ctx.params["sc"])]
+    items = [session_json(s) for s in scopes.sessions_of(ctx.ws, ctx.w, ctx.params["sc"])]
     return paged(ctx, items)
 
 
 def scope_status(services: Services, ctx: Ctx) -> Response:
-    scope = scopes.find(workspaces.find(services.store, ctx.w), ctx.w, ctx.params["sc"])
+    scope = scopes.find(ctx.ws, ctx.w, ctx.params["sc"])
     return json_response(200, {"backfill_status": {k: dict(v) for k, v in scope.backfill.items()}})
 
 

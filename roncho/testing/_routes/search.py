@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from .. import _filters, _scopes
-from .._backends import search, workspaces
+from .. import _filters
+from .._backends import scopes, search
 from .._common import ApiError, validation_error
+from .._routing import Route, Services
 from .._state import message_json, message_row
 from .._validate import get_int, get_str
-from .._web import Ctx, P, Response, Route, S, Services, W, filters_of, json_response
+from .._web import Ctx, P, Response, S, W, filters_of, json_response
 
 
 def _search(services: Services, ctx: Ctx, forced: Mapping[str, str]) -> Response:
@@ -18,7 +19,7 @@ def _search(services: Services, ctx: Ctx, forced: Mapping[str, str]) -> Response
     limit = get_int(body, "limit", ["body"], 10, ge=1, le=100) or 10
     filters = dict(filters_of(body) or {})
     perspective = filters.pop("peer_perspective", None)
-    scope = _scopes.parse_option(body.get("scope"), ["body", "scope"]) if not forced else None
+    scope = scopes.parse_option(body.get("scope"), ["body", "scope"]) if not forced else None
     if isinstance(scope, list):
         raise validation_error(
             "string_type", ["body", "scope"], "Input should be a valid string", scope
@@ -26,18 +27,8 @@ def _search(services: Services, ctx: Ctx, forced: Mapping[str, str]) -> Response
     if scope is not None and "session_id" in filters:
         raise ApiError(422, "`scope` and a 'session_id' filter are mutually exclusive")
     match = _filters.compile_filter(filters, _filters.MESSAGE_SEARCH)
-    ws = workspaces.find(services.store, ctx.w)
-    in_scope: set[str] | None = None
-    if scope is not None:
-        # A scope with no member sessions matches nothing, not everything.
-        in_scope = _scopes.resolve(ws, ctx.w, scope)
     hits = search.messages(
-        ws,
-        text,
-        limit,
-        forced,
-        perspective,
-        lambda m: (in_scope is None or m.session_id in in_scope) and match(message_row(m)),
+        ctx.ws, ctx.w, text, limit, forced, perspective, scope, lambda m: match(message_row(m))
     )
     return json_response(200, [message_json(m) for m in hits])
 

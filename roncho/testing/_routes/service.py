@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from .._common import JsonDict
-from .._web import Ctx, Response, Route, Services, json_response
+from .._routing import Route, Services
+from .._web import Ctx, Response, json_response
 
 
 def openapi_stub(version: str) -> JsonDict:

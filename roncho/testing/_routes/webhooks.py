@@ -11,9 +11,9 @@ from __future__ import annotations
 import ipaddress
 from urllib.parse import urlparse
 
-from .._backends import workspaces
 from .._common import ApiError, JsonDict, validation_error
-from .._web import Ctx, Response, Route, Services, W, json_response, page
+from .._routing import Route, Services
+from .._web import Ctx, Response, W, json_response, page
 
 
 def check_url(value: object) -> str:
@@ -57,26 +57,23 @@ def body_url(body: JsonDict) -> str:
 
 def create_webhook(services: Services, ctx: Ctx) -> Response:
     url = body_url(ctx.body())
-    ws = workspaces.find(services.store, ctx.w)
-    if ws is None:
-        raise ApiError(404, f"Workspace {ctx.w} not found")
-    endpoint, created = services.webhooks.get_or_create(ws, url)
+    endpoint, created = services.webhooks.get_or_create(ctx.ws, ctx.w, url)
     return json_response(201 if created else 200, endpoint.json())
 
 
 def list_webhooks(services: Services, ctx: Ctx) -> Response:
-    found = services.webhooks.endpoints(workspaces.find(services.store, ctx.w), ctx.w)
+    found = services.webhooks.endpoints(ctx.ws, ctx.w)
     return json_response(200, page(ctx.request.query, [e.json() for e in found]))
 
 
 def delete_webhook(services: Services, ctx: Ctx) -> Response:
-    services.webhooks.delete(workspaces.find(services.store, ctx.w), ctx.w, ctx.params["e"])
+    services.webhooks.delete(ctx.ws, ctx.w, ctx.params["e"])
     return Response(204)
 
 
 def test_webhook(services: Services, ctx: Ctx) -> Response:
     # The server queues the event even for a workspace it does not know (and answers 200).
-    services.webhooks.test_event(workspaces.find(services.store, ctx.w), ctx.w)
+    services.webhooks.test_event(ctx.ws, ctx.w)
     return json_response(200, None)
 
 

@@ -2,22 +2,13 @@
 
 from __future__ import annotations
 
-from .. import _auth, _filters, _scopes
+from .. import _auth, _filters
 from .._backends import workspaces
 from .._common import ApiError
+from .._routing import Route, Services
 from .._state import workspace_json, workspace_row
 from .._validate import get_bool, get_dict, get_id, get_literal, get_metadata, get_str
-from .._web import (
-    Ctx,
-    Response,
-    Route,
-    Services,
-    W,
-    check_configuration,
-    filters_of,
-    json_response,
-    paged,
-)
+from .._web import Ctx, Response, W, check_configuration, filters_of, json_response, paged
 
 DREAM_TYPES = ("omni", "card_refresh")
 
@@ -45,12 +36,13 @@ def update_workspace(services: Services, ctx: Ctx) -> Response:
     body = ctx.body()
     metadata = get_metadata(body, ["body"])
     configuration = check_configuration(get_dict(body, "configuration", ["body"]), ["body"])
-    ws = workspaces.update(services.store, ctx.w, metadata, configuration)
+    ws = ctx.made_ws(services.store)
+    workspaces.update(ws, metadata, configuration)
     return json_response(200, workspace_json(ws))
 
 
 def delete_workspace(services: Services, ctx: Ctx) -> Response:
-    workspaces.delete(services.store, services.deriver, ctx.w, services.options.purge_delay)
+    workspaces.delete(services.store, services.deriver, ctx.ws, ctx.w, services.options.purge_delay)
     return json_response(202, {"message": "Workspace deletion accepted"})
 
 
@@ -65,9 +57,7 @@ def schedule_dream(services: Services, ctx: Ctx) -> Response:
     get_literal(body, "dream_type", ["body"], DREAM_TYPES, "omni")
     get_str(body, "session_id", ["body"])
     get_bool(body, "rebuild", ["body"], False)
-    if observed is not None:
-        ws = workspaces.find(services.store, ctx.w)
-        _scopes.refuse_observed(ws, [observed], _scopes.DREAM)
+    workspaces.schedule_dream(ctx.ws, observed)
     return Response(204, b"")
 
 
