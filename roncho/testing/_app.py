@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
-from . import _auth, _snapshot
+from . import _auth, _snapshot, _tokens
 from ._backends import scopes, sessions, workspaces
 from ._backends.webhooks import Webhooks
 from ._common import ApiError, JsonDict, not_found
@@ -31,7 +31,7 @@ class App:
     def __init__(self, options: Options, secret: bytes) -> None:
         self.options = options
         self.secret = secret
-        self.store = Store()
+        self.store = Store(_tokens.counter(options.tokens))
         self.deliverer = Deliverer(allow_remote=options.allow_remote)
         self.webhooks = Webhooks(options.webhook_secret, self.deliverer)
         self.deriver = Deriver(self.store, options, on_drained=self.webhooks.queue_empty)

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from ._common import estimate_tokens, iso, nanoid, utcnow
+from ._common import iso, nanoid, utcnow
 from ._options import Options
 from ._state import Conclusion, Message, QueueItem, Session, Store, Workspace
 
@@ -357,7 +357,7 @@ class Deriver:
                 "message_id": item.message_id,
                 "summary_type": f"honcho_chat_summary_{kind}",
                 "created_at": iso(utcnow()),
-                "token_count": estimate_tokens(text),
+                "token_count": self._store.count_tokens(text),
             }
             if kind == "short":
                 session.short_summary = written

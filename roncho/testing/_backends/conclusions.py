@@ -102,9 +102,22 @@ def representation(
     allowed_sessions: set[str] | None,
     search: Search | None = None,
 ) -> str:
-    """The observer's conclusions about `observed` (within the allowlist) as the server's
-    markdown: up to `limit`, the most recent ones; with a search query, its best keyword
-    matches first (`top_k`, default a third of `limit`), as the server's semantic part."""
+    """`represented` as the server's markdown."""
+    chosen = represented(ws, observer, observed, limit, allowed_sessions, search)
+    return representation_markdown(chosen)
+
+
+def represented(
+    ws: Workspace,
+    observer: str,
+    observed: str,
+    limit: int,
+    allowed_sessions: set[str] | None,
+    search: Search | None = None,
+) -> list[Conclusion]:
+    """The observer's conclusions about `observed` (within the allowlist) in a representation:
+    up to `limit`, the most recent ones; with a search query, its best keyword matches first
+    (`top_k`, default a third of `limit`), as the server's semantic part."""
     candidates = [
         c
         for c in ws.conclusions
@@ -123,7 +136,7 @@ def representation(
         if conclusion not in chosen:
             chosen.append(conclusion)
     chosen.sort(key=lambda c: c.seq)
-    return representation_markdown(chosen)
+    return chosen
 
 
 def representation_markdown(conclusions: list[Conclusion]) -> str:
@@ -134,3 +147,15 @@ def representation_markdown(conclusions: list[Conclusion]) -> str:
         return ""
     lines = [f"[{c.created_at.astimezone(UTC):%Y-%m-%d %H:%M:%S}] {c.content}" for c in conclusions]
     return "\n".join(["## Explicit Observations\n", *lines, ""])
+
+
+def representation_text(conclusions: list[Conclusion]) -> str:
+    """3.0.12's `str(Representation)` (`utils/representation.py`), what a session context's
+    token budget is charged for the representation, not its markdown: four headed sections
+    with numbered lines, present even when empty (16 o200k_base tokens then)."""
+    lines = [
+        f"{i}. [{c.created_at.astimezone(UTC):%Y-%m-%d %H:%M:%S}] {c.content}"
+        for i, c in enumerate(conclusions, 1)
+    ]
+    empty_levels = ["DEDUCTIVE:\n", "", "INDUCTIVE:\n", "", "CONTRADICTION:\n", ""]
+    return "\n".join(["EXPLICIT:\n", *lines, "", *empty_levels])

@@ -7,7 +7,7 @@ from urllib.parse import parse_qs
 
 from .. import _auth, _filters, _scopes
 from .._backends import conclusions, peers, scopes, sessions, workspaces
-from .._common import ApiError, estimate_tokens, validation_error
+from .._common import ApiError, validation_error
 from .._state import message_json, peer_json, session_json, session_row
 from .._validate import (
     get_dict,
@@ -208,16 +208,16 @@ def session_context(services: Services, ctx: Ctx) -> Response:
     if peer_target is not None:
         observer = peer_perspective or peer_target
         allowed = set(allow) if allow is not None else None
-        representation = conclusions.representation(
-            ws, observer, peer_target, limit, allowed, search
-        )
+        held = conclusions.represented(ws, observer, peer_target, limit, allowed, search)
+        representation = conclusions.representation_markdown(held)
         card_lines = ws.cards.get((observer, peer_target))
         # Fail closed: a card has no per-session provenance, so under an allowlist
         # (`sessions` or `limit_to_session`) the server withholds it.
         if card_lines is not None and allow is None:
             card = list(card_lines)
-        # The representation and the card are paid for out of the budget first.
-        tokens -= estimate_tokens(representation or "") + estimate_tokens("\n".join(card or []))
+        # The representation (as `str(Representation)`) and the card are paid for first.
+        count = services.store.count_tokens
+        tokens -= count(conclusions.representation_text(held)) + count("\n".join(card or []))
     summary, chosen = sessions.context_window(ws, session, tokens, with_summary)
     return json_response(
         200,
