@@ -36,7 +36,8 @@ deriver timing (`deriver_delay`, `enqueue_delay`), its batching gate (`batch_tok
 (`"3.2.0"`, the default, or `"3.0.12"`): the Honcho version to imitate where versions differ
 (`PROFILES`, docs/emulator-profiles.md).
 `fake.faults` holds fault rules (`fake.faults.add(method=, route=, nth=, probability=,
-latency=Latency.lognormal(...), status=, stream="split_utf8", ...)`, docs/emulator.md) and the
+latency=Latency.lognormal(...), status=, stream="split_utf8", ...)`, or a real server's
+failure by name: `failure="llm_unavailable"`, `"deriver_stopped"`..., docs/emulator.md) and the
 one-shot switches (`slow_next`, `fail_next`, `stall_stream_next`, `close_mid_body_next`);
 `fake.requests` records every request (Authorization redacted);
 `fake.deriver_log()` tells which gate (`tokens`, `age`, `flush`) released each queue item;

@@ -62,8 +62,11 @@ def _not_loopback(url: str) -> str | None:
 class Deliverer:
     """Posts events on its own thread and journals every attempt."""
 
-    def __init__(self, *, allow_remote: bool = False) -> None:
+    def __init__(
+        self, *, allow_remote: bool = False, failing: Callable[[str], bool] = lambda _: False
+    ) -> None:
         self.allow_remote = allow_remote
+        self._failing = failing  # the fault rules' "webhook_lost"
         self._lock = threading.Lock()
         self._journal: list[Delivery] = []
         self._outbox: queue.Queue[tuple[str, str, bytes, str | None] | None] = queue.Queue()
@@ -126,6 +129,8 @@ class Deliverer:
 
         if signature is None:  # the server logs "WEBHOOK_SECRET not found" and sends nothing
             return outcome(False, None, "no webhook secret: nothing is signed or sent")
+        if self._failing("webhook_lost"):
+            return outcome(False, None, "lost (fault webhook_lost): never sent, never retried")
         if not self.allow_remote:
             why = _not_loopback(url)
             if why is not None:
