@@ -251,3 +251,18 @@ def test_webhook_lost_is_never_sent_nor_retried() -> None:
         assert second.sent  # attempted (and refused by the closed port): not a retry
         time.sleep(QUIET)
         assert len(fake.webhook_deliveries()) == 2
+
+
+def test_deriver_fails_sends_no_queue_empty_for_a_unit_that_only_failed() -> None:
+    options = {"webhook_secret": "s3cret", "flush": True, "deriver_delay": 0.01}
+    with FakeHoncho(**options) as fake, roncho.Client(fake.url, "w") as client:
+        client.get_or_create_workspace()
+        client.get_or_create_webhook("http://localhost:9/hook")  # attempts are journalled
+        fake.faults.add(failure="deriver_fails", times=1)
+        client.add_messages("s", [roncho.MessageCreate("alice", "lost to the error")])
+        wait_for(lambda: client.queue_status().completed_work_units == 1, what="the item")
+        time.sleep(QUIET)
+        assert fake.webhook_deliveries() == []
+        client.add_messages("s", [roncho.MessageCreate("alice", "derived")])
+        [delivery] = fake.wait_for_webhooks(1, timeout=5.0)
+        assert delivery.event_type == "queue.empty"
