@@ -82,11 +82,11 @@ FAILURES: dict[str, ServerFailure] = {
             kind="background",
             since="3.0.12",
             sends="every route answers as usual, but queue items stay pending, no conclusion "
-            "or summary is made, no queue.empty is sent and deleted sessions and workspaces "
+            "or summary is made, no webhook is delivered and deleted sessions and workspaces "
             "are not purged, until the rule is removed; then all of it catches up",
             source="3.0.12 runs the deriver as a process of its own (src/deriver/__main__.py); "
-            "the API only enqueues (src/deriver/enqueue.py) and the purge is a deriver task "
-            "(honcho-v3.md section 4.1)",
+            "the API only enqueues (src/deriver/enqueue.py), the purge is a deriver task "
+            "(honcho-v3.md section 4.1) and so is a webhook delivery (src/webhooks/events.py)",
             per_event=False,
         ),
         ServerFailure(

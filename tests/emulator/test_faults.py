@@ -266,3 +266,17 @@ def test_deriver_fails_sends_no_queue_empty_for_a_unit_that_only_failed() -> Non
         client.add_messages("s", [roncho.MessageCreate("alice", "derived")])
         [delivery] = fake.wait_for_webhooks(1, timeout=5.0)
         assert delivery.event_type == "queue.empty"
+
+
+def test_deriver_stopped_holds_webhook_deliveries_too() -> None:
+    # On 3.0.12 a delivery is a deriver queue item (publish_webhook_event), even test.event.
+    with FakeHoncho(webhook_secret="s3cret") as fake, roncho.Client(fake.url, "w") as client:
+        client.get_or_create_workspace()
+        client.get_or_create_webhook("http://localhost:9/hook")
+        stopped = fake.faults.add(failure="deriver_stopped")
+        client.trigger_webhook_test()
+        time.sleep(QUIET)
+        assert fake.webhook_deliveries() == []
+        fake.faults.remove(stopped.id)
+        [delivery] = fake.wait_for_webhooks(1, timeout=5.0)
+        assert delivery.event_type == "test.event"
