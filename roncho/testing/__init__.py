@@ -36,7 +36,8 @@ deriver timing (`deriver_delay`, `enqueue_delay`), its batching gate (`batch_tok
 (`"3.2.0"`, the default, or `"3.0.12"`): the Honcho version to imitate where versions differ
 (`PROFILES`, docs/emulator-profiles.md).
 `fake.faults` holds fault rules (`fake.faults.add(method=, route=, nth=, probability=,
-latency=Latency.lognormal(...), status=, stream="split_utf8", ...)`, docs/emulator.md) and the
+latency=Latency.lognormal(...), status=, stream="split_utf8", ...)`, or a real server's
+failure by name: `failure="llm_unavailable"`, `"deriver_stopped"`..., docs/emulator.md) and the
 one-shot switches (`slow_next`, `fail_next`, `stall_stream_next`, `close_mid_body_next`);
 `fake.requests` records every request (Authorization redacted);
 `fake.deriver_log()` tells which gate (`tokens`, `age`, `flush`) released each queue item;
@@ -57,9 +58,10 @@ Where the emulator differs from the real server:
   (which non-matching messages come first is the embeddings' choice on the server), and a
   stopword list with a rough stemmer for PostgreSQL's English full-text search. The
   conclusions query is the `top_k` nearest by that similarity, within `distance`.
-- Token counts estimate tiktoken `o200k_base` (the server's tokenizer) with the standard
-  library: its pre-tokenizer exactly, then each piece's tokens from its class and length; on a
-  359-text corpus counted by a real 3.0.12 the mean error is 4.6% (docs/emulator-profiles.md).
+- Token counts are tiktoken `o200k_base`'s (the server's tokenizer) with the `roncho[tokens]`
+  extra; without it, an estimate with the standard library: its pre-tokenizer exactly, then
+  each piece's tokens from its class and length (mean error 4.6% on a 359-text corpus counted
+  by a real 3.0.12). `tokens="exact"|"estimate"` pins one (docs/emulator.md, Token counts).
 - The deriver is simulated: one `explicit` conclusion per message and observer, content
   `"<sender> said: <first 200 chars>"`, no LLM, no deductive/inductive levels, no dreams, no
   peer cards. Summary items are made every 20th message (per the configuration) and write a

@@ -14,9 +14,9 @@ request sees and leaves a consistent state. Handlers never sleep (a delay rides 
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
-from . import _auth, _snapshot
+from . import _auth, _snapshot, _tokens
 from ._backends import scopes, sessions, workspaces
 from ._backends.webhooks import Webhooks
 from ._common import ApiError, JsonDict, not_found
@@ -32,14 +32,23 @@ from ._web import Ctx, Request, Response, compile_template, error_response
 class App:
     """The emulated server: state, deriver and routes. Thread-safe."""
 
-    def __init__(self, options: Options, secret: bytes, host: Host) -> None:
+    def __init__(
+        self,
+        options: Options,
+        secret: bytes,
+        host: Host,
+        failing: Callable[[str], bool] = lambda _: False,
+    ) -> None:
+        # `failing`: whether a background failure of the fault rules fires (Faults.failing).
         self.host = host
         self.options = options
         self.secret = secret
-        self.store = Store()
-        self.deliverer = Deliverer(allow_remote=options.allow_remote)
+        self.store = Store(_tokens.counter(options.tokens))
+        self.deliverer = Deliverer(allow_remote=options.allow_remote, failing=failing)
         self.webhooks = Webhooks(options.webhook_secret, self.deliverer)
-        self.deriver = Deriver(self.store, options, on_drained=self.webhooks.queue_empty)
+        self.deriver = Deriver(
+            self.store, options, on_drained=self.webhooks.queue_empty, failing=failing
+        )
         self.services = Services(self.store, self.deriver, self.webhooks, options, secret, host)
         self.routes: list[tuple[Route, re.Pattern[str]]] = [
             (route, compile_template(route.template)) for route in all_routes(options)

@@ -1,4 +1,4 @@
-"""Small shared pieces of the emulator: ids, clocks, token estimate, the API error type.
+"""Small shared pieces of the emulator: ids, clocks, the API error type.
 
 Everything the route handlers raise to become a non-2xx answer is an `ApiError`; the HTTP layer
 turns it into `{"detail": ...}`. The two 422 shapes of the real server are both
@@ -11,8 +11,6 @@ import re
 import secrets
 from datetime import UTC, date, datetime
 from typing import Any
-
-from . import _tokens
 
 # The id pattern the server enforces on create bodies, 1-512 characters.
 ID_PATTERN = re.compile(r"^[A-Za-z0-9_-]{1,512}$")
@@ -36,11 +34,6 @@ def utcnow() -> datetime:
 def iso(moment: datetime) -> str:
     """RFC 3339 in UTC with a `Z`, microseconds always shown: `2026-11-30T19:40:01.123456Z`."""
     return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
-
-
-def estimate_tokens(content: str) -> int:
-    """The emulator's token count: an estimate of tiktoken `o200k_base`'s (see `_tokens`)."""
-    return _tokens.count(content)
 
 
 def parse_datetime(text: str) -> datetime | None:

@@ -21,6 +21,8 @@ from urllib.parse import urlsplit
 
 # The server's httpx client waits 30 s; an emulator in a test suite should not.
 DELIVERY_TIMEOUT = 5.0
+# How often a delivery held by a stopped deriver looks again.
+HOLD_POLL = 0.01
 SIGNATURE_HEADER = "X-Honcho-Signature"
 USER_AGENT = "roncho-fake-honcho"
 # How much of a receiver's answer is read before the connection is closed.
@@ -62,8 +64,11 @@ def _not_loopback(url: str) -> str | None:
 class Deliverer:
     """Posts events on its own thread and journals every attempt."""
 
-    def __init__(self, *, allow_remote: bool = False) -> None:
+    def __init__(
+        self, *, allow_remote: bool = False, failing: Callable[[str], bool] = lambda _: False
+    ) -> None:
         self.allow_remote = allow_remote
+        self._failing = failing  # the fault rules' "webhook_lost" and "deriver_stopped"
         self._lock = threading.Lock()
         self._journal: list[Delivery] = []
         self._outbox: queue.Queue[tuple[str, str, bytes, str | None] | None] = queue.Queue()
@@ -107,6 +112,9 @@ class Deliverer:
 
     def _run(self) -> None:
         while (item := self._outbox.get()) is not None:
+            # On the server a delivery is a deriver queue item: a stopped deriver holds it.
+            while self._failing("deriver_stopped") and not self._closed:
+                time.sleep(HOLD_POLL)
             record = self._deliver(*item)
             with self._lock:
                 self._journal.append(record)
@@ -126,6 +134,8 @@ class Deliverer:
 
         if signature is None:  # the server logs "WEBHOOK_SECRET not found" and sends nothing
             return outcome(False, None, "no webhook secret: nothing is signed or sent")
+        if self._failing("webhook_lost"):
+            return outcome(False, None, "lost (fault webhook_lost): never sent, never retried")
         if not self.allow_remote:
             why = _not_loopback(url)
             if why is not None:

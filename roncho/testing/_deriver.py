@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from ._common import estimate_tokens, iso, nanoid, utcnow
+from ._common import iso, nanoid, utcnow
 from ._options import Options
 from ._state import Conclusion, Message, QueueItem, Session, Store, Workspace
 
@@ -108,9 +108,12 @@ class Deriver:
         options: Options,
         *,
         on_drained: Callable[[Workspace, str, str, str | None], None] | None = None,
+        failing: Callable[[str], bool] = lambda _: False,
     ) -> None:
         self._store = store
         self._options = options
+        # The fault rules' background failures: "deriver_stopped", "deriver_fails".
+        self._failing = failing
         # Told (under the lock) when a work unit's last open item completes: its workspace,
         # task, session and sender (None for a summary). The webhooks' queue.empty.
         self._on_drained = on_drained
@@ -206,6 +209,8 @@ class Deriver:
                 self._store.changed.wait(timeout=TICK)
 
     def _step(self, now: float) -> None:
+        if self._failing("deriver_stopped"):
+            return  # purges wait too: on the server the deriver does them
         while self._jobs and self._jobs[0][0] <= now:
             _, _, job = heapq.heappop(self._jobs)
             job()
@@ -228,6 +233,8 @@ class Deriver:
         if batches is not None and (isinstance(batches, bool) or batches < 1):
             raise ValueError(f"batches must be an int >= 1 or None, got {batches!r}")
         with self._store.changed:
+            if self._failing("deriver_stopped"):
+                return []
             now = time.monotonic()
             first = len(self._log)
             budget = batches
@@ -286,13 +293,17 @@ class Deriver:
                 continue
             if now - item.claimed_at < self._options.deriver_delay and not manual:
                 continue
-            if item.task == "representation":
+            failed = self._failing("deriver_fails")  # done with an error: nothing written
+            if failed:
+                pass
+            elif item.task == "representation":
                 self._write_conclusions(ws, item, stamp)
             else:
                 self._write_summary(ws, item)
             item.state, item.completed_at = "completed", now
             finished = True
-            done.add((item.task, item.session_name, item.sender))
+            if not failed:
+                done.add((item.task, item.session_name, item.sender))
             self._log.append(
                 DeriverRecord(
                     workspace_id=ws.id,
@@ -357,7 +368,7 @@ class Deriver:
                 "message_id": item.message_id,
                 "summary_type": f"honcho_chat_summary_{kind}",
                 "created_at": iso(utcnow()),
-                "token_count": estimate_tokens(text),
+                "token_count": self._store.count_tokens(text),
             }
             if kind == "short":
                 session.short_summary = written

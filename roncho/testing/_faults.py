@@ -11,7 +11,12 @@ lognormal distribution, a `status` answered without handling the request, a body
 - `"end_early"`: the body ends properly, but before the final event;
 - `"split_utf8"`: events are sent with their UTF-8 text unescaped, each cut in the middle of
   its first multi-byte character, so a character spans two chunks;
-- `"stall"`: `stall` seconds of silence after the first `after_events` events.
+- `"stall"`: `stall` seconds of silence after the first `after_events` events;
+- `"abort"`: the first `after_events` events, then the connection closes without the final
+  event and without the chunked body's end (as when the server's stream raises).
+
+Or, with `failure`, a way the real server fails, by name (`_failures.FAILURES`: its status and
+routes, its stream fault, or what it does to the deriver or the webhooks).
 
 Request rules are matched when a request arrives, stream rules when a streamed answer is about
 to be sent (so their `nth` counts streamed answers). Every rule that fires applies: delays add
@@ -29,12 +34,13 @@ import threading
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any, Literal
 
+from ._failures import FAILURES, ServerFailure
 from ._web import compile_template
 
 # Bounds of what a fault may ask for: a stuck emulator helps no test.
 MAX_FAULT_SECONDS = 600.0
-StreamFault = Literal["error", "end_early", "split_utf8", "stall"]
-STREAM_FAULTS: tuple[str, ...] = ("error", "end_early", "split_utf8", "stall")
+StreamFault = Literal["error", "end_early", "split_utf8", "stall", "abort"]
+STREAM_FAULTS: tuple[str, ...] = ("error", "end_early", "split_utf8", "stall", "abort")
 LATENCY_KINDS = ("fixed", "uniform", "lognormal")
 DEFAULT_DETAIL = "An unexpected error occurred"
 
@@ -132,6 +138,7 @@ class FaultRule:
     stream: StreamFault | None = None
     stall: float = 0.0
     after_events: int = 1
+    failure: str | None = None
     id: int = 0
 
     def __post_init__(self) -> None:
@@ -173,7 +180,9 @@ class FaultRule:
         if not isinstance(self.close_mid_body, bool):
             raise ValueError("'close_mid_body' must be true or false")
         whole = self.latency is not None or self.status is not None or self.close_mid_body
-        if self.stream is not None:
+        if self.failure is not None:
+            self._check_failure(whole)
+        elif self.stream is not None:
             if self.stream not in STREAM_FAULTS:
                 raise ValueError(f"'stream' must be one of {STREAM_FAULTS}")
             if whole:
@@ -182,6 +191,26 @@ class FaultRule:
             raise ValueError(
                 "a fault rule needs an effect: latency, status, close_mid_body or stream"
             )
+
+    def _check_failure(self, whole: bool) -> None:
+        failure = FAILURES.get(self.failure) if isinstance(self.failure, str) else None
+        if failure is None:
+            raise ValueError(f"'failure' must be one of {tuple(FAILURES)}")
+        if whole or self.stream is not None or self.detail is not None:
+            raise ValueError("a failure says what it sends: no latency, status, detail or stream")
+        if failure.kind == "background" and (self.method is not None or self.route is not None):
+            raise ValueError(f"{failure.name} is not an answer: it takes no method or route")
+        if not failure.per_event and (
+            self.nth is not None or self.times is not None or self.probability != 1
+        ):
+            raise ValueError(
+                f"{failure.name} lasts while the rule is in place: no nth, times or probability"
+            )
+
+    @property
+    def server_failure(self) -> ServerFailure | None:
+        """The named failure this rule produces, if any."""
+        return FAILURES[self.failure] if self.failure is not None else None
 
     @classmethod
     def from_json(cls, data: object) -> FaultRule:
@@ -203,10 +232,21 @@ class FaultRule:
         return body
 
 
+# What a rule matches: (method or None for any, path pattern or None for any) pairs.
+_Targets = list[tuple[str | None, re.Pattern[str] | None]]
+
+
+def _targets(rule: FaultRule) -> _Targets:
+    failure = rule.server_failure
+    if failure is not None and failure.kind == "answer" and rule.route is None:
+        return [(method, compile_template(route)) for method, route in failure.routes]
+    return [(rule.method, compile_template(rule.route) if rule.route is not None else None)]
+
+
 @dataclass(slots=True)
 class _Armed:
     rule: FaultRule
-    pattern: re.Pattern[str] | None
+    targets: _Targets
     rng: random.Random
     matched: int = 0
     applied: int = 0
@@ -214,9 +254,11 @@ class _Armed:
     def fires(self, method: str, path: str) -> bool:
         """Count a matching call and say whether the rule applies to it."""
         rule = self.rule
-        if rule.method is not None and rule.method.upper() != method.upper():
-            return False
-        if self.pattern is not None and not self.pattern.match(path):
+        if not any(
+            (want is None or want.upper() == method.upper())
+            and (pattern is None or pattern.match(path))
+            for want, pattern in self.targets
+        ):
             return False
         self.matched += 1
         if rule.nth is not None and self.matched != rule.nth:
@@ -268,8 +310,7 @@ class Faults:
             raise TypeError("give a FaultRule or its fields, not both")
         with self._lock:
             rule = replace(rule, id=next(self._ids))
-            pattern = compile_template(rule.route) if rule.route is not None else None
-            self._rules.append(_Armed(rule, pattern, random.Random(rule.seed)))
+            self._rules.append(_Armed(rule, _targets(rule), random.Random(rule.seed)))
         return rule
 
     def remove(self, rule_id: int) -> bool:
@@ -310,36 +351,68 @@ class Faults:
 
     # ---- used by the server ----
 
-    def on_request(self, method: str, path: str) -> RequestPlan:
-        """Match a request against the request rules; what to do to its answer."""
+    def on_request(self, method: str, path: str, *, streamed: bool = False) -> RequestPlan:
+        """Match a request against the request rules; what to do to its answer. `streamed`:
+        the request asks for a streamed answer (a failure with a stream fault waits for it)."""
         plan = RequestPlan()
         with self._lock:
             for armed in self._rules:
-                if armed.rule.stream is not None or not armed.fires(method, path):
+                rule, failure = armed.rule, armed.rule.server_failure
+                if rule.stream is not None or (
+                    failure is not None
+                    and (failure.kind != "answer" or (streamed and failure.stream is not None))
+                ):
                     continue
-                rule = armed.rule
+                if not armed.fires(method, path):
+                    continue
                 plan.rules.append(rule.id)
                 if rule.latency is not None:
                     plan.delay += rule.latency.draw(armed.rng)
-                if rule.status is not None and plan.status is None:
-                    plan.status = rule.status
-                    plan.detail = rule.detail or (
-                        DEFAULT_DETAIL if rule.status == 500 else f"Injected {rule.status}"
+                status = failure.status if failure is not None else rule.status
+                if status is not None and plan.status is None:
+                    plan.status = status
+                    plan.detail = (failure.detail if failure is not None else rule.detail) or (
+                        DEFAULT_DETAIL if status == 500 else f"Injected {status}"
                     )
                 plan.close_mid_body = plan.close_mid_body or rule.close_mid_body
         plan.delay = min(plan.delay, MAX_FAULT_SECONDS)
         return plan
 
     def on_stream(self, method: str, path: str) -> FaultRule | None:
-        """The first stream rule that fires for a streamed answer, if any."""
+        """The first stream rule that fires for a streamed answer, if any (a failure's stream
+        fault as a plain stream rule)."""
         with self._lock:
             chosen = None
             for armed in self._rules:
-                if armed.rule.stream is None:
+                failure = armed.rule.server_failure
+                if failure is not None and failure.stream is not None:
+                    effect = replace(
+                        armed.rule,
+                        failure=None,
+                        stream=failure.stream,
+                        after_events=failure.stream_after,
+                    )
+                elif armed.rule.stream is not None and failure is None:
+                    effect = armed.rule
+                else:
                     continue
                 if armed.fires(method, path) and chosen is None:
-                    chosen = armed.rule
+                    chosen = effect
         return chosen
+
+    def failing(self, name: str) -> bool:
+        """Whether the background failure `name` fires on the event at hand (the deriver and
+        the webhook deliveries ask); every rule of that name counts the event, but for a
+        failure that lasts while its rule is in place, which counts nothing."""
+        with self._lock:
+            fired = False
+            for armed in self._rules:
+                failure = armed.rule.server_failure
+                if failure is None or failure.name != name:
+                    continue
+                if not failure.per_event or armed.fires("", ""):
+                    fired = True
+            return fired
 
 
 def error_event(detail: str | None) -> bytes:

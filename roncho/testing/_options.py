@@ -14,6 +14,7 @@ from dataclasses import dataclass, field, fields
 from typing import Any
 
 from ._profiles import DEFAULT_VERSION, Profile, profile_for
+from ._tokens import TOKEN_MODES, resolve
 
 # The flag groups of `fake-honcho --help`, in the order they are shown.
 DERIVER_MODES = ("auto", "manual")
@@ -58,6 +59,15 @@ class Options:
         "maybe",
         GROUPS[2],
         "serve POST /v3/workspaces/{w}/chat or answer 404 there (default: as the version does)",
+    )
+    tokens: str = _option(
+        "auto",
+        "choice",
+        GROUPS[2],
+        "how token_count and context budgets are counted: exact (tiktoken o200k_base, as the "
+        "server; needs the roncho[tokens] extra), estimate (standard library), or auto (exact "
+        "when the extra is installed)",
+        choices=TOKEN_MODES,
     )
     deriver: str = _option(
         "auto",
@@ -112,9 +122,15 @@ class Options:
     def manual_deriver(self) -> bool:
         return self.deriver == "manual"
 
+    @property
+    def token_counting(self) -> str:
+        """`"exact"` or `"estimate"`: what `tokens` means on this installation."""
+        return resolve(self.tokens)
+
     def __post_init__(self) -> None:
         for spec in fields(self):
             _check(spec.name, spec.metadata, getattr(self, spec.name))
+        resolve(self.tokens)  # "exact" without the extra fails here, not at the first count
 
 
 def _check(name: str, meta: Any, value: object) -> None:

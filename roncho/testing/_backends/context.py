@@ -10,12 +10,13 @@ render what comes back.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC
 
 from .. import _auth, _filters, _search
 from .._auth import Claims
-from .._common import ApiError, JsonDict, estimate_tokens
+from .._common import ApiError, JsonDict
 from .._state import Conclusion, Message, Workspace
 from . import peers, scopes, sessions
 
@@ -36,9 +37,23 @@ def representation(
     allowed_sessions: set[str] | None,
     search: Search | None = None,
 ) -> str:
-    """The observer's conclusions about `observed` (within the allowlist) as the server's
-    markdown: up to `limit`, the most recent ones; with a search query, its best keyword
-    matches first (`top_k`, default a third of `limit`), as the server's semantic part."""
+    """`represented` as the server's markdown."""
+    return representation_markdown(
+        represented(ws, observer, observed, limit, allowed_sessions, search)
+    )
+
+
+def represented(
+    ws: Workspace,
+    observer: str,
+    observed: str,
+    limit: int,
+    allowed_sessions: set[str] | None,
+    search: Search | None = None,
+) -> list[Conclusion]:
+    """The observer's conclusions about `observed` (within the allowlist) in a representation:
+    up to `limit`, the most recent ones; with a search query, its best keyword matches first
+    (`top_k`, default a third of `limit`), as the server's semantic part."""
     candidates = [
         c
         for c in ws.conclusions
@@ -57,7 +72,7 @@ def representation(
         if conclusion not in chosen:
             chosen.append(conclusion)
     chosen.sort(key=lambda c: c.seq)
-    return representation_markdown(chosen)
+    return chosen
 
 
 def representation_markdown(conclusions: list[Conclusion]) -> str:
@@ -68,6 +83,18 @@ def representation_markdown(conclusions: list[Conclusion]) -> str:
         return ""
     lines = [f"[{c.created_at.astimezone(UTC):%Y-%m-%d %H:%M:%S}] {c.content}" for c in conclusions]
     return "\n".join(["## Explicit Observations\n", *lines, ""])
+
+
+def representation_text(conclusions: list[Conclusion]) -> str:
+    """3.0.12's `str(Representation)` (`utils/representation.py`), what a session context's
+    token budget is charged for the representation, not its markdown: four headed sections
+    with numbered lines, present even when empty (16 o200k_base tokens then)."""
+    lines = [
+        f"{i}. [{c.created_at.astimezone(UTC):%Y-%m-%d %H:%M:%S}] {c.content}"
+        for i, c in enumerate(conclusions, 1)
+    ]
+    empty_levels = ["DEDUCTIVE:\n", "", "INDUCTIVE:\n", "", "CONTRADICTION:\n", ""]
+    return "\n".join(["EXPLICIT:\n", *lines, "", *empty_levels])
 
 
 @dataclass(frozen=True, slots=True)
@@ -163,7 +190,12 @@ class SessionContext:
 
 
 def session_context(
-    ws: Workspace | None, w: str, name: str, claims: Claims, ask: ContextAsk
+    ws: Workspace | None,
+    w: str,
+    name: str,
+    claims: Claims,
+    ask: ContextAsk,
+    count_tokens: Callable[[str], int],
 ) -> SessionContext:
     """`GET .../sessions/{session}/context` (3.0.12 `routers/sessions.py`, its texts): the
     representation and the card of `peer_target` (from `peer_perspective`'s view) are paid
@@ -201,14 +233,16 @@ def session_context(
     if target is not None:
         observer = perspective or target
         allowed = set(allow) if allow is not None else None
-        text = representation(ws, observer, target, ask.limit, allowed, ask.search)
+        held = represented(ws, observer, target, ask.limit, allowed, ask.search)
+        text = representation_markdown(held)
         card_lines = ws.cards.get((observer, target))
         # Fail closed: a card has no per-session provenance, so under an allowlist
         # (`sessions` or `limit_to_session`) the server withholds it.
         if card_lines is not None and allow is None:
             card = list(card_lines)
-        # The representation and the card are paid for out of the budget first.
-        tokens -= estimate_tokens(text or "") + estimate_tokens("\n".join(card or []))
+        # The representation (as `str(Representation)`) and the card are paid for first.
+        count = count_tokens
+        tokens -= count(representation_text(held)) + count("\n".join(card or []))
     summary, chosen = sessions.context_window(ws, session, tokens, ask.with_summary)
     return SessionContext(chosen, summary, text, card)
 

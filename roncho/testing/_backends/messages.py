@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
-from .._common import ID_PATTERN, ApiError, JsonDict, estimate_tokens, nanoid, utcnow
+from .._common import ID_PATTERN, ApiError, JsonDict, nanoid, utcnow
 from .._deriver import Deriver
 from .._state import Message, Store, Workspace
 from . import peers, scopes, sessions
@@ -50,7 +50,7 @@ def create(
             session_id=session.id,
             workspace_id=ws.id,
             created_at=item.created_at or now,
-            token_count=estimate_tokens(item.content),
+            token_count=store.count_tokens(item.content),
             metadata=item.metadata or {},
             configuration=item.configuration,
         )
@@ -87,7 +87,7 @@ def upload(
             session_id=session.id,
             workspace_id=ws.id,
             created_at=created_at or now,
-            token_count=estimate_tokens(chunk),
+            token_count=store.count_tokens(chunk),
             metadata=metadata,
         )
         for chunk in split_chunks(text, MAX_UPLOAD_CHUNK)

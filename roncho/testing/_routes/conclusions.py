@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from .. import _filters
+from collections.abc import Callable
+
+from .. import _filters, _tokens
 from .._backends import conclusions
 from .._backends.conclusions import NewConclusion
 from .._common import ApiError, JsonDict, validation_error
@@ -27,7 +29,9 @@ def render(services: Services, conclusion: Conclusion) -> JsonDict:
     return conclusion_json(conclusion, source_ids=services.options.profile.conclusion_source_ids)
 
 
-def _conclusion_input(item: object, loc: list[str | int]) -> NewConclusion:
+def _conclusion_input(
+    item: object, loc: list[str | int], count: Callable[[str], int]
+) -> NewConclusion:
     if not isinstance(item, dict):
         raise validation_error(
             "model_attributes_type",
@@ -39,6 +43,9 @@ def _conclusion_input(item: object, loc: list[str | int]) -> NewConclusion:
     observer = get_str(item, "observer_id", loc, required=True)
     observed = get_str(item, "observed_id", loc, required=True)
     session = get_str(item, "session_id", loc)
+    refused = _tokens.embedding_refusal(str(content), count)  # the schema's model validator
+    if refused is not None:
+        raise validation_error("value_error", loc, f"Value error, {refused}", item, {"error": {}})
     return NewConclusion(str(content), str(observer), str(observed), session)
 
 
@@ -46,7 +53,8 @@ def create_conclusions(services: Services, ctx: Ctx) -> Response:
     body = ctx.body()
     key = "conclusions" if "conclusions" in body or "observations" not in body else "observations"
     raw = get_list(body, key, ["body"], min_items=1, max_items=MAX_BATCH, required=True) or []
-    batch = [_conclusion_input(item, ["body", key, index]) for index, item in enumerate(raw)]
+    count = services.store.count_tokens
+    batch = [_conclusion_input(item, ["body", key, i], count) for i, item in enumerate(raw)]
     created = conclusions.create(services.store, ctx.ws, ctx.w, batch)
     return json_response(201, [render(services, c) for c in created])
 

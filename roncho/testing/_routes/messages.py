@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from .. import _filters
+from .. import _filters, _tokens
 from .._backends import messages
 from .._backends.messages import NewMessage
 from .._common import ApiError, JsonDict, error_item, parse_datetime, validation_error
@@ -47,6 +47,9 @@ def _message_input(item: object, loc: list[str | int]) -> NewMessage:
                 "Input should be a valid datetime or date",
                 raw_created,
             )
+    refused = _tokens.special_token_refusal(str(content))  # the schema's model validator
+    if refused is not None:
+        raise validation_error("value_error", loc, f"Value error, {refused}", item, {"error": {}})
     return NewMessage(str(content), str(peer_id), metadata, configuration, created_at)
 
 

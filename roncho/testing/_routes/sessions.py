@@ -161,7 +161,9 @@ def session_context(services: Services, ctx: Ctx) -> Response:
         sessions=parse_qs(ctx.request.raw_query, keep_blank_values=True).get("sessions"),
     )
     name = ctx.params["s"]
-    found = context.session_context(ctx.ws, ctx.w, name, ctx.claims, ask)
+    found = context.session_context(
+        ctx.ws, ctx.w, name, ctx.claims, ask, services.store.count_tokens
+    )
     return json_response(
         200,
         {
