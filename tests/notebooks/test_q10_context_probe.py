@@ -16,8 +16,8 @@ from typing import Any
 
 import pytest
 
-from roncho.workbook import DeriverConfig, Finding, open_target, probe_context, wait_until
-from roncho.workbook._context import _long_lost, answer
+from roncho_workbook import DeriverConfig, Finding, open_target, probe_context, wait_until
+from roncho_workbook._context import _long_lost, answer
 
 ROOT = Path(__file__).resolve().parents[2]
 PREFIX = "roncho-q10test"

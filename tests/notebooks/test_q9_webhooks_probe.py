@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
-from roncho.workbook import DeriverConfig, Finding, open_target, wait_until
-from roncho.workbook._push import (
+from roncho_workbook import DeriverConfig, Finding, open_target, wait_until
+from roncho_workbook._push import (
     BEHIND,
     DELIVERED,
     LOST,

@@ -1,4 +1,4 @@
-"""Tests of the workbook logic (roncho.workbook, notebooks/_lab.py, scripts/investigate.py).
+"""Tests of the workbook logic (roncho_workbook, notebooks/_lab.py, scripts/investigate.py).
 
 The notebooks themselves run under nbval (see scripts/test.sh); these pin the pieces whose
 failure would not show there: labels, the write guard, bounded waits, gate inference,
@@ -19,9 +19,9 @@ from typing import Any
 import pytest
 
 import roncho
-from roncho import workbook
-from roncho.workbook import _deriver
-from roncho.workbook._finding import sample_text
+import roncho_workbook as workbook
+from roncho_workbook import _deriver
+from roncho_workbook._finding import sample_text
 
 ROOT = Path(__file__).resolve().parents[2]
 # Seconds: generous bounds for the loopback calls below.
@@ -381,7 +381,7 @@ def test_investigate_writes_a_dated_folder_and_never_the_key(tmp_path: Path) -> 
 def test_import_roncho_does_not_load_the_workbook_or_pandas() -> None:
     code = (
         "import sys, roncho; "
-        "print(sorted(m for m in sys.modules if m.startswith(('roncho.workbook', 'pandas', "
+        "print(sorted(m for m in sys.modules if m.startswith(('roncho_workbook', 'pandas', "
         "'matplotlib'))))"
     )
     out = subprocess.run(
@@ -392,7 +392,7 @@ def test_import_roncho_does_not_load_the_workbook_or_pandas() -> None:
 
 def test_workbook_itself_imports_no_third_party_module() -> None:
     code = (
-        "import sys, roncho.workbook; "
+        "import sys, roncho_workbook; "
         "print(sorted(m for m in sys.modules if m.split('.')[0] in "
         "('pandas', 'matplotlib', 'numpy', 'IPython')))"
     )
@@ -466,7 +466,7 @@ def test_q1_records_the_status_of_every_key_minting_call_and_never_a_key() -> No
 
 
 def test_q8_answer_accounts_for_every_topic() -> None:
-    from roncho.workbook._differences import summarise
+    from roncho_workbook._differences import summarise
 
     rows = [
         {"topic": "a", "agrees with": "SRC 3.0.12, OBS 3.2.0", "this server": "201"},
@@ -651,7 +651,7 @@ def test_a_default_emulator_run_leaves_a_fresh_clone_clean(tmp_path: Path) -> No
 
 
 def test_across_page_sets_each_answer_against_the_run_before(tmp_path: Path) -> None:
-    from roncho.workbook._across import render_across, write_across
+    from roncho_workbook._across import render_across, write_across
 
     def run(folder: str, answer: str, version: str) -> None:
         path = tmp_path / folder
@@ -684,7 +684,7 @@ def test_across_page_sets_each_answer_against_the_run_before(tmp_path: Path) -> 
 def test_the_recorded_pages_match_the_recorded_runs(lab: Any, tmp_path: Path) -> None:
     # results/README.md's run table and results/ACROSS.md are generated: a run committed
     # without them (or an edit by hand) shows up here.
-    from roncho.workbook._across import render_across
+    from roncho_workbook._across import render_across
 
     results = ROOT / "results"
     assert (results / "ACROSS.md").read_text(encoding="utf-8") == render_across(results)

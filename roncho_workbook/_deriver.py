@@ -30,7 +30,8 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from .. import Client, MessageCreate, RonchoError
+from roncho import Client, MessageCreate, RonchoError
+
 from ._finding import Finding, sample_text
 from ._target import Target
 

@@ -15,7 +15,8 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from typing import Any, TypeVar
 
-from .. import RonchoError, StatusError
+from roncho import RonchoError, StatusError
+
 from ._raw import RawClient, RawReply
 
 T = TypeVar("T")

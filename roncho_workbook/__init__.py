@@ -1,4 +1,4 @@
-"""roncho.workbook: the investigation logic the notebooks call (standard library only).
+"""roncho_workbook: the investigation logic the notebooks call (standard library only).
 
 Never imported by ``import roncho``. Each probe takes a `Target` (a real server or the
 in-process emulator), writes only into scratch workspaces it creates and deletes, and

@@ -11,7 +11,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from .. import Client, ConclusionCreate, MessageCreate, RonchoError
+from roncho import Client, ConclusionCreate, MessageCreate, RonchoError
+
 from ._finding import Finding, wait_until
 from ._raw import status_word
 from ._target import Target

@@ -34,8 +34,9 @@ from datetime import datetime
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-from .. import Client, MessageCreate, RonchoError, parse_timestamp
-from ..webhooks import QueueEmptyEvent, WebhookError, read_event, verify
+from roncho import Client, MessageCreate, RonchoError, parse_timestamp
+from roncho.webhooks import QueueEmptyEvent, WebhookError, read_event, verify
+
 from ._deriver import DeriverConfig
 from ._finding import Finding, sample_text
 from ._raw import RawClient

@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
 
-from .. import (
+from roncho import (
     Client,
     DerivationOutcome,
     DeriverGates,
@@ -48,6 +48,7 @@ from .. import (
     Summary,
     parse_timestamp,
 )
+
 from ._deriver import DeriverConfig
 from ._finding import Finding
 from ._target import Target

@@ -9,7 +9,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from .. import RonchoError
+from roncho import RonchoError
+
 from ._finding import Finding
 from ._raw import RawReply, status_word
 from ._target import Target
