@@ -27,7 +27,6 @@ nothing, so the answers are about presence, timing, sizes and budgets.
 
 from __future__ import annotations
 
-import statistics
 import threading
 import time
 from collections.abc import Sequence
@@ -51,6 +50,7 @@ from roncho import (
 
 from ._deriver import DeriverConfig
 from ._finding import Finding
+from ._stats import median
 from ._target import Target
 
 SESSION = "q10-context"
@@ -184,7 +184,7 @@ def probe_context(
             {
                 "turns": len(wait.outcomes),
                 "turns_done": sum(1 for o in wait.outcomes if o.done),
-                "turn_wait_median_s": _median([o.elapsed for o in wait.outcomes if o.done]),
+                "turn_wait_median_s": median([o.elapsed for o in wait.outcomes if o.done]),
                 "first_not_done": next((str(o) for o in wait.outcomes if not o.done), ""),
                 "whole_sync": outcome.state,
                 "said": str(outcome),
@@ -219,10 +219,6 @@ def probe_context(
 
 
 # -- 1. summaries: when, after how many messages -----------------------------------------------
-def _median(values: list[float]) -> float | None:
-    return round(statistics.median(values), 3) if values else None
-
-
 class _Wait:
     """``wait_for_derivation`` after each turn, until one does not end ``done``."""
 

@@ -33,6 +33,7 @@ from typing import Any
 from roncho import Client, MessageCreate, RonchoError
 
 from ._finding import Finding, sample_text
+from ._stats import spread
 from ._target import Target
 
 # Message sizes: well below and well above the 512-token gate (o200k counts English at about
@@ -304,12 +305,6 @@ def _record(finding: Finding, target: Target, watch: _Watch, config: DeriverConf
         series.append({"trial": watch.trial, "size": watch.size, **point})
 
 
-def _p90(values: list[float]) -> float:
-    if len(values) == 1:
-        return values[0]
-    return statistics.quantiles(values, n=10, method="inclusive")[8]
-
-
 def latency_stats(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """n, released, median, p90, min and max of the latency per size class and gate.
 
@@ -321,17 +316,14 @@ def latency_stats(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
         groups.setdefault((row["size"], row["gate"]), []).append(row)
     stats = []
     for (size, gate), group in sorted(groups.items()):
-        got = sorted(r["first_conclusion_s"] for r in group if not r["timed_out"])
+        got = [r["first_conclusion_s"] for r in group if not r["timed_out"]]
         stats.append(
             {
                 "size": size,
                 "gate": gate,
                 "n": len(group),
                 "released": len(got),
-                "median_s": round(statistics.median(got), 3) if got else None,
-                "p90_s": round(_p90(got), 3) if got else None,
-                "min_s": got[0] if got else None,
-                "max_s": got[-1] if got else None,
+                **spread(got),
                 "inconsistent": sum(1 for r in group if r["check"] == INCONSISTENT),
             }
         )

@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import json
 import socket
-import statistics
 import threading
 import time
 from dataclasses import dataclass, field
@@ -40,6 +39,7 @@ from roncho.webhooks import QueueEmptyEvent, WebhookError, read_event, verify
 from ._deriver import DeriverConfig
 from ._finding import Finding, sample_text
 from ._raw import RawClient
+from ._stats import spread
 from ._target import Target
 
 # What each mode of the receiver answers.
@@ -442,12 +442,6 @@ def _minus(a: float | None, b: float | None) -> float | None:
     return None if a is None or b is None else round(a - b, 3)
 
 
-def _p90(values: list[float]) -> float:
-    if len(values) == 1:
-        return values[0]
-    return statistics.quantiles(values, n=10, method="inclusive")[8]
-
-
 def trial_stats(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """n, median, p90, min and max of each delay the trials measured."""
     out = []
@@ -459,18 +453,8 @@ def trial_stats(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
         "drained_seen_s",
         "last_conclusion_seen_s",
     ):
-        got = sorted(r[name] for r in rows if r.get(name) is not None)
-        out.append(
-            {
-                "measure": name,
-                "n": len(got),
-                "of": len(rows),
-                "median_s": round(statistics.median(got), 3) if got else None,
-                "p90_s": round(_p90(got), 3) if got else None,
-                "min_s": got[0] if got else None,
-                "max_s": got[-1] if got else None,
-            }
-        )
+        got = [r[name] for r in rows if r.get(name) is not None]
+        out.append({"measure": name, "n": len(got), "of": len(rows), **spread(got)})
     return out
 
 
