@@ -1,6 +1,6 @@
 """Q9: can memoryd wait for the deriver by push (``queue.empty``) instead of polling?
 
-A receiver on 127.0.0.1 (``Receiver``, registered as ``http://localhost:PORT/...``: the
+A receiver on 127.0.0.1 (`Receiver`, registered as ``http://localhost:PORT/...``: the
 server refuses loopback IP literals) records every delivery and checks its signature with
 ``roncho.webhooks.verify``. In one scratch workspace:
 
@@ -26,116 +26,25 @@ from __future__ import annotations
 
 import json
 import socket
-import threading
 import time
 from dataclasses import dataclass, field
 from datetime import datetime
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 from roncho import Client, MessageCreate, RonchoError, parse_timestamp
-from roncho.webhooks import QueueEmptyEvent, WebhookError, read_event, verify
+from roncho.webhooks import QueueEmptyEvent
 
 from ._deriver import DeriverConfig
 from ._finding import Finding, sample_text
 from ._raw import RawClient
+from ._receiver import FAIL, OK, Arrival, Receiver
 from ._stats import spread
 from ._target import Target
 
-# What each mode of the receiver answers.
-OK, FAIL = "ok", "fail"
 SENDER = "q9-user"
 OTHER = "q9-other"
-# Seconds a receiver's socket waits on a stalled sender.
-RECEIVER_TIMEOUT = 10.0
 # How much of a delivery body the evidence keeps.
 BODY_CHARS = 400
-
-
-@dataclass(slots=True, kw_only=True)
-class Arrival:
-    """One delivery as the receiver saw it."""
-
-    mono: float
-    wall: float
-    mode: str
-    body: bytes
-    signature: str | None
-    event: Any = None  # the verified WebhookEvent, or None
-    verified: bool | None = None  # None: no secret to check with
-    problem: str = ""
-
-
-class Receiver:
-    """A loopback HTTP server that records deliveries; ``/ok/...`` answers 200, ``/fail/...``
-    500. A context manager: the thread stops on exit."""
-
-    def __init__(self, secret: str) -> None:
-        self.secret = secret
-        self.arrivals: list[Arrival] = []
-        self._lock = threading.Lock()
-        self._arrived = threading.Condition(self._lock)
-        receiver = self
-
-        class Handler(BaseHTTPRequestHandler):
-            timeout = RECEIVER_TIMEOUT
-
-            def do_POST(self) -> None:
-                length = int(self.headers.get("Content-Length") or 0)
-                body = self.rfile.read(length)
-                mode = FAIL if self.path.startswith("/fail") else OK
-                receiver._take(body, self.headers.get("X-Honcho-Signature"), mode)
-                self.send_response(500 if mode == FAIL else 200)
-                self.send_header("Content-Length", "0")
-                self.end_headers()
-
-            def log_message(self, format: str, *args: Any) -> None:
-                return None
-
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self._server.daemon_threads = True
-        self.port = int(self._server.server_address[1])
-        self._thread = threading.Thread(
-            target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
-        )
-        self._thread.start()
-
-    def url(self, mode: str, tag: str) -> str:
-        return f"http://localhost:{self.port}/{mode}/{tag}"
-
-    def _take(self, body: bytes, signature: str | None, mode: str) -> None:
-        arrival = Arrival(
-            mono=time.monotonic(), wall=time.time(), mode=mode, body=body, signature=signature
-        )
-        try:
-            if self.secret:
-                arrival.event = verify(body, signature, self.secret)
-                arrival.verified = True
-            else:  # nothing to check with: read it unverified (``verified`` stays None)
-                arrival.event = read_event(json.loads(body))
-        except (WebhookError, ValueError, RecursionError) as exc:
-            arrival.verified = False if self.secret else None
-            arrival.problem = str(exc)
-        with self._arrived:
-            self.arrivals.append(arrival)
-            self._arrived.notify_all()
-
-    def snapshot(self) -> list[Arrival]:
-        with self._lock:
-            return list(self.arrivals)
-
-    def wait_new(self, seen: int, timeout: float) -> None:
-        """Until more than ``seen`` arrivals are recorded, or ``timeout`` seconds."""
-        with self._arrived:
-            self._arrived.wait_for(lambda: len(self.arrivals) > seen, timeout=max(timeout, 0))
-
-    def __enter__(self) -> Receiver:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self._server.shutdown()
-        self._server.server_close()
-        self._thread.join(timeout=2.0)
 
 
 # Each later wait's bound once no delivery has reached the receiver.
@@ -541,9 +450,9 @@ def _failure(
             break
         receiver.wait_new(len(receiver.snapshot()), poll)
     time.sleep(settle)
-    late: list[bytes] = []
-    with _Listener(down_port, late):
+    with Receiver(receiver.secret, port=down_port) as back:
         time.sleep(watch)
+    late = back.snapshot()
     arrivals = receiver.snapshot()[seen:]
     rows = finding.table("failure")
     for mode, name in ((OK, "answers 200"), (FAIL, "answers 500")):
@@ -564,37 +473,6 @@ def _failure(
             "watched_s": watch,
         }
     )
-
-
-class _Listener:
-    """Listens on ``port`` for the ``with`` block; any POST body it gets goes into ``got``."""
-
-    def __init__(self, port: int, got: list[bytes]) -> None:
-        class Handler(BaseHTTPRequestHandler):
-            timeout = RECEIVER_TIMEOUT
-
-            def do_POST(self) -> None:
-                got.append(self.rfile.read(int(self.headers.get("Content-Length") or 0)))
-                self.send_response(200)
-                self.send_header("Content-Length", "0")
-                self.end_headers()
-
-            def log_message(self, format: str, *args: Any) -> None:
-                return None
-
-        self._server = ThreadingHTTPServer(("127.0.0.1", port), Handler)
-        self._server.daemon_threads = True
-        self._thread = threading.Thread(
-            target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
-        )
-
-    def __enter__(self) -> None:
-        self._thread.start()
-
-    def __exit__(self, *exc: object) -> None:
-        self._server.shutdown()
-        self._server.server_close()
-        self._thread.join(timeout=2.0)
 
 
 # -- what the deliveries held ------------------------------------------------------------------

@@ -3,6 +3,7 @@ delivers as 3.0.12 does (docs/emulator.md), so every part of the probe has somet
 
 from __future__ import annotations
 
+import http.client
 from typing import Any
 
 import pytest
@@ -14,13 +15,13 @@ from roncho_workbook._push import (
     LOST,
     UNKNOWN,
     UNREACHED,
-    Receiver,
     _test_event,
     answer,
     outcome_of_test_event,
     probe_webhooks,
     trial_stats,
 )
+from roncho_workbook._receiver import Receiver
 
 SECRET = "q9-test-secret"
 
@@ -159,3 +160,24 @@ def test_receiver_without_a_secret_reads_events_unverified() -> None:
     assert first.event.workspace_id == "w1"
     assert broken.event is None and broken.verified is None and "Expecting" in broken.problem
     assert listed.event is None and "not a JSON object" in listed.problem
+
+
+def test_receiver_on_a_given_port_records_every_post_and_answers_by_path() -> None:
+    """Q9 listens on the port of a receiver that was down with the same Receiver: it gets
+    every POST (signed or not), answers 200 there and 500 under ``/fail``."""
+    with Receiver("") as first:
+        port = first.port
+    with Receiver(SECRET, port=port) as back:
+        assert back.port == port
+        statuses = []
+        for path in ("/down", "/fail/x", "/ok/y"):
+            connection = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
+            try:
+                connection.request("POST", path, body=b"{not an event")
+                statuses.append(connection.getresponse().status)
+            finally:
+                connection.close()
+        arrivals = back.snapshot()
+    assert statuses == [200, 500, 200]
+    assert [a.mode for a in arrivals] == ["ok", "fail", "ok"]
+    assert all(a.verified is False and a.event is None for a in arrivals)
