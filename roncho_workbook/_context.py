@@ -31,7 +31,6 @@ import threading
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from functools import partial
 from typing import Any
 
 from roncho import (
@@ -142,29 +141,19 @@ def probe_context(
     finding = Finding(question="Q10 session context for recall")
     trace = finding.trace
     with target.scratch(prefix) as client:
-        trace.call(
-            "make the observed peer",
-            "POST",
-            _path(client, "peers"),
-            lambda: client.get_or_create_peer(OWNER),
-        )
+        trace.call("make the observed peer", client.get_or_create_peer, OWNER)
         trace.call(
             "make the assistant (observe_me false)",
-            "POST",
-            _path(client, "peers"),
-            lambda: client.get_or_create_peer(ASSISTANT, configuration={"observe_me": False}),
+            client.get_or_create_peer,
+            ASSISTANT,
+            configuration={"observe_me": False},
         )
         members = {
             OWNER: SessionPeerConfig(observe_me=True),
             ASSISTANT: SessionPeerConfig(observe_me=False, observe_others=True),
             BYSTANDER: SessionPeerConfig(observe_me=False, observe_others=False),
         }
-        trace.call(
-            "make the session",
-            "POST",
-            _path(client, "sessions"),
-            lambda: client.get_or_create_session(SESSION, peers=members),
-        )
+        trace.call("make the session", client.get_or_create_session, SESSION, peers=members)
         before = client.queue_status(session_id=SESSION)
         seen = _Seen()
         wait = _Wait(client, config, wait_bound=wait_bound, poll=poll, grace=grace)
@@ -172,12 +161,7 @@ def probe_context(
             synced = _sync(finding, client, wait, messages)
             # The whole sync, once more: the last word on whether derivation caught up.
             outcome = wait.until_done(before)
-        trace.call(
-            "read the summaries",
-            "GET",
-            _path(client, "sessions", SESSION, "summaries"),
-            lambda: client.get_session_summaries(SESSION),
-        )
+        trace.call("read the summaries", client.get_session_summaries, SESSION)
         _summaries(finding, seen, synced)
         _long_trials(finding, client, wait, trials)
         finding.table("derivation").append(
@@ -201,9 +185,9 @@ def probe_context(
         presence.append(_presence(finding, client, "observed peer, after the dreams", OWNER))
         trace.call(
             "set the owner's card by hand (control)",
-            "PUT",
-            _path(client, "peers", OWNER, "card"),
-            lambda: client.set_peer_card(OWNER, list(CONTROL_CARD)),
+            client.set_peer_card,
+            OWNER,
+            list(CONTROL_CARD),
         )
         presence.append(_presence(finding, client, "observed peer, card set by hand", OWNER))
     finding.answer = answer(finding, config, messages, llm)
@@ -269,12 +253,7 @@ def _sync(finding: Finding, client: Client, wait: _Wait, messages: int) -> dict[
             batch.append(MessageCreate(ASSISTANT, f"Noted for turn {turn}; how was the walk?"))
         mark = wait.mark()
         if start == 0:
-            result = finding.trace.call(
-                "sync the first turn",
-                "POST",
-                _path(client, "sessions", SESSION, "messages"),
-                partial(client.add_messages, SESSION, batch),
-            )
+            result = finding.trace.call("sync the first turn", client.add_messages, SESSION, batch)
             if isinstance(result, RonchoError):
                 raise result
             made = result
@@ -287,11 +266,6 @@ def _sync(finding: Finding, client: Client, wait: _Wait, messages: int) -> dict[
             )
         wait.after_turn(mark)
     return synced
-
-
-def _path(client: Client, *parts: str) -> str:
-    """A call's path as the evidence shows it."""
-    return "/".join(("/v3/workspaces", client.workspace, *parts))
 
 
 def _summaries_or_none(client: Client, session: str = SESSION) -> Summaries | None:
@@ -383,15 +357,11 @@ def _budgets(finding: Finding, client: Client, budgets: Sequence[int]) -> None:
         for mode in MODES:
             context = finding.trace.call(
                 f"context, tokens={tokens}, {mode}",
-                "GET",
-                _path(client, "sessions", SESSION, "context"),
-                partial(
-                    client.get_session_context,
-                    SESSION,
-                    tokens=tokens,
-                    summary=mode != NO_SUMMARY,
-                    peer_target=OWNER if mode == WITH_TARGET else None,
-                ),
+                client.get_session_context,
+                SESSION,
+                tokens=tokens,
+                summary=mode != NO_SUMMARY,
+                peer_target=OWNER if mode == WITH_TARGET else None,
                 describe=_context_words,
             )
             rows.append(_budget_row(tokens, mode, context))
@@ -436,17 +406,12 @@ def _context_words(context: SessionContext) -> str:
 def _presence(finding: Finding, client: Client, case: str, peer: str) -> dict[str, Any]:
     context = finding.trace.call(
         f"context with peer_target={peer} ({case})",
-        "GET",
-        _path(client, "sessions", SESSION, "context"),
-        lambda: client.get_session_context(SESSION, peer_target=peer),
+        client.get_session_context,
+        SESSION,
+        peer_target=peer,
         describe=_context_words,
     )
-    card = finding.trace.call(
-        f"peer card of {peer} ({case})",
-        "GET",
-        _path(client, "peers", peer, "card"),
-        lambda: client.get_peer_card(peer),
-    )
+    card = finding.trace.call(f"peer card of {peer} ({case})", client.get_peer_card, peer)
     row: dict[str, Any] = {"case": case, "peer_target": peer}
     row.update(_shown(context))
     row["get_peer_card"] = (
@@ -485,14 +450,10 @@ def _perspective(finding: Finding, client: Client) -> None:
     for label, perspective in PERSPECTIVES:
         context = finding.trace.call(
             f"context of the owner, peer_perspective: {label}",
-            "GET",
-            _path(client, "sessions", SESSION, "context"),
-            partial(
-                client.get_session_context,
-                SESSION,
-                peer_target=OWNER,
-                peer_perspective=perspective,
-            ),
+            client.get_session_context,
+            SESSION,
+            peer_target=OWNER,
+            peer_perspective=perspective,
             describe=_context_words,
         )
         row: dict[str, Any] = {"peer_perspective": label}
@@ -517,9 +478,9 @@ def _dreams(finding: Finding, client: Client, bound: float, poll: float, grace: 
     for dream_type in ("card_refresh", "omni"):
         result = finding.trace.call(
             f"schedule a {dream_type} dream of the owner",
-            "POST",
-            _path(client, "schedule_dream"),
-            partial(client.schedule_dream, OWNER, dream_type=dream_type),
+            client.schedule_dream,
+            OWNER,
+            dream_type=dream_type,
             status=lambda _r: 204,
         )
         failed = isinstance(result, RonchoError)

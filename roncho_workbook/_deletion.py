@@ -38,9 +38,10 @@ def probe_deletion(target: Target, prefix: str, *, wait_bound: float, poll: floa
 
         meta = trace.call(
             "edit metadata",
-            "PUT",
-            msg_path,
-            lambda: client.update_message_metadata(SESSION, first.id, {"edited": True}),
+            client.update_message_metadata,
+            SESSION,
+            first.id,
+            {"edited": True},
             describe=lambda m: json.dumps({"metadata": m.metadata, "content": m.content}),
         )
         edits.append(

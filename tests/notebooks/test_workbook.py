@@ -104,10 +104,11 @@ def test_trace_records_connection_failures_and_client_errors() -> None:
     raw = workbook.RawClient(f"http://127.0.0.1:{port}", "ws", timeout=CALL_TIMEOUT)
     assert trace.raw("down", raw, "GET", "/health") is None
     client = roncho.Client(f"http://127.0.0.1:{port}", "ws", connect_timeout=CALL_TIMEOUT)
-    result = trace.call("probe", "GET", "/health", client.probe)
+    result = trace.call("probe", client.probe)
     assert isinstance(result, roncho.ConnectError)
     assert trace.calls[0].status is None and trace.calls[0].outcome == "ConnectionRefusedError"
     assert trace.calls[1].outcome == "ConnectError"
+    assert (trace.calls[1].method, trace.calls[1].path) == ("GET", "/health")
 
 
 def test_wait_until_is_bounded_and_reports_elapsed() -> None:
