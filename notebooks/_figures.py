@@ -969,7 +969,7 @@ def draw_webhooks(finding: Finding, stamp: Stamp) -> Figure:
 
 
 # -- Q10 ------------------------------------------------------------------------------------
-# The budget modes of Q10's table (roncho_workbook._context.MODES), each with its colour.
+# The budget modes of Q10's table (roncho_workbook._prose.MODES), each with its colour.
 CONTEXT_MODES = {
     "summary on": (BLUE, "o"),
     "summary=false": (SKY, "s"),

@@ -9,14 +9,16 @@ from typing import Any
 import pytest
 
 from roncho_workbook import DeriverConfig, Finding, open_target, wait_until
-from roncho_workbook._push import (
+from roncho_workbook._prose import (
     BEHIND,
     DELIVERED,
     LOST,
     UNKNOWN,
     UNREACHED,
+    webhooks_answer,
+)
+from roncho_workbook._push import (
     _test_event,
-    answer,
     outcome_of_test_event,
     probe_webhooks,
     trial_stats,
@@ -130,7 +132,9 @@ def test_a_deriver_that_has_not_reached_the_probe_reads_as_behind() -> None:
     [row] = finding.tables["test_event"]
     assert row["waited_s"] >= 2.0 and not row["probe_event"]
     finding.tables["trials"] = []
-    said = answer(finding, DeriverConfig(flush=True, age_gate=0.0), None, False, 0.25, outcome)
+    said = webhooks_answer(
+        finding, DeriverConfig(flush=True, age_gate=0.0), None, False, 0.25, outcome
+    )
     assert "no delivery was due yet" in said and "not a lost event" in said
     assert "test.event after not yet (the deriver had not reached it)" in said
 
@@ -142,7 +146,9 @@ def test_a_probe_done_without_any_delivery_reads_as_unreached_early() -> None:
     assert (delay, outcome) == (None, UNREACHED)
     [row] = finding.tables["test_event"]
     assert row["waited_s"] < 30.0  # ended once the probe's work was done, not at the bound
-    said = answer(finding, DeriverConfig(flush=True, age_gate=0.0), None, False, 0.25, outcome)
+    said = webhooks_answer(
+        finding, DeriverConfig(flush=True, age_gate=0.0), None, False, 0.25, outcome
+    )
     assert "no delivery reached this run's receiver" in said
 
 
