@@ -12,7 +12,8 @@ from __future__ import annotations
 from ._auth import probe_auth
 from ._context import probe_context
 from ._deletion import probe_deletion
-from ._deriver import SWITCHES, DeriverConfig, Switch, measure_latency, measure_switches
+from ._deriver import SWITCHES, Switch, measure_latency, measure_switches
+from ._deriver_config import DeriverConfig
 from ._differences import probe_differences
 from ._filters import probe_filters
 from ._finding import Finding, wait_until

@@ -48,7 +48,7 @@ from roncho import (
     parse_timestamp,
 )
 
-from ._deriver import DeriverConfig
+from ._deriver_config import DeriverConfig
 from ._finding import Finding
 from ._prose import (
     CANNED_PREFIX,

@@ -1,20 +1,141 @@
-"""How the probes' findings are said: the answers of Q9 and Q10, and the words they share.
+"""How the probes' findings are said: the answers of Q3, Q9 and Q10, and the words they share.
 
-A probe measures and fills its tables (``_push.py``, ``_context.py``); what those tables
-say, in the one-line answer and the notes a notebook shows under it, is written here from
-the tables alone. The words a table and its answer both use (a test event's outcome, a
-budget mode, a summary's kind) and the yardsticks an answer reads against (Honcho's
-default summary intervals, the canned text of a stand-in LLM) are defined here too, and
-the probes take them from here.
+A probe measures and fills its tables (``_deriver.py``, ``_push.py``, ``_context.py``);
+what those tables say, in the one-line answer and the notes a notebook shows under it, is
+written here from the tables alone. The words a table and its answer both use (a release's
+check, a test event's outcome, a budget mode, a summary's kind) and the yardsticks an
+answer reads against (Honcho's default summary intervals, a stand-in LLM's canned text)
+are defined here too, and the probes take them from here.
 """
 
 from __future__ import annotations
 
+import inspect
 import json
+import math
+import statistics
 from typing import Any
 
-from ._deriver import DeriverConfig
+from roncho import Client
+
+from ._deriver_config import DeriverConfig
 from ._finding import Finding
+
+# -- Q3: the deriver's latency -----------------------------------------------------------------
+# A release the deriver settings the run was told cannot explain (its ``check``).
+INCONSISTENT = "INCONSISTENT"
+# Released after the prompt window but before the age gate: no configured gate explains it.
+LATE = "late (after the prompt window, before the age gate)"
+
+
+def _release(row: dict[str, Any]) -> str:
+    if row["gate"] == LATE:
+        return f"{row['size']} released {LATE}"
+    return f"{row['size']} released by {row['gate']}"
+
+
+def fitting_settings(rows: list[dict[str, Any]], config: DeriverConfig) -> str:
+    """The runner's deriver flags that the releases seen would agree with.
+
+    Read from the below-gate trials (the ones batching holds back): all released within
+    the prompt window fits flush on; released later fits batching with an age gate no
+    longer than the first release; none released fits batching with an age gate longer
+    than the bound watched. Above-gate trials held back say the token gate is higher.
+    """
+
+    def seconds(group: list[dict[str, Any]]) -> list[float]:
+        return sorted(float(r["first_conclusion_s"]) for r in group if not r["timed_out"])
+
+    below = [r for r in rows if r["size"] == "below"]
+    above = [r for r in rows if r["size"] == "above"]
+    got = seconds(below)
+    parts = []
+    if below and len(got) == len(below) and got[-1] <= config.prompt:
+        parts.append("--deriver-flush on")
+    elif got:
+        parts.append(f"--deriver-flush off --age-gate {max(int(got[0]), 1)}")
+    elif below:
+        bound = max(float(r.get("bound_s") or 0) for r in below)
+        parts.append(f"--deriver-flush off with an --age-gate over {bound:g}")
+    held_back = any(s > config.prompt for s in seconds(above)) or len(seconds(above)) < len(above)
+    if above and held_back and "--deriver-flush on" not in parts:
+        tokens = max(int(r.get("tokens") or 0) for r in above)
+        parts.append(f"--token-gate over {tokens}")
+    return " ".join(parts) or "no deriver flags (the trials gave no release to read)"
+
+
+# How long wait_for_derivation waits, by default, for a sync's work to show in the queue.
+DEFAULT_GRACE: float = inspect.signature(Client.wait_for_derivation).parameters["grace"].default
+
+
+def enqueue_lag_clause(rows: list[dict[str, Any]], poll: float) -> str:
+    """When the sync's work first showed in the queue after add_messages returned, against
+    wait_for_derivation's default grace (a lag longer than it reads as "nothing queued")."""
+    lags = sorted(r["first_in_queue_s"] for r in rows if r.get("first_in_queue_s") is not None)
+    if not lags:
+        return "no trial sent alone showed its work in the queue status"
+    said = (
+        f"the sync's work first showed in the queue median {statistics.median(lags):.2f}s, "
+        f"at most {lags[-1]:.2f}s after add_messages returned ({len(lags)} trials sent "
+        f"alone, the queue read every {poll:g}s)"
+    )
+    if lags[-1] > DEFAULT_GRACE:
+        return said + (
+            f", longer than wait_for_derivation's default grace of {DEFAULT_GRACE:g}s: "
+            f"pass a grace of at least {math.ceil(lags[-1] * 10) / 10:g}s on this server"
+        )
+    return said + f", within wait_for_derivation's default grace of {DEFAULT_GRACE:g}s"
+
+
+def latency_answer(rows: list[dict[str, Any]], config: DeriverConfig) -> str:
+    """One line: per size class, how many were released, when, by which gate; the checks."""
+    parts = []
+    for size in ("above", "below"):
+        mine = [r for r in rows if r["size"] == size]
+        if not mine:
+            continue
+        got = sorted(r["first_conclusion_s"] for r in mine if not r["timed_out"])
+        gates = "/".join(sorted({str(r["gate"]) for r in mine}))
+        span = "none"
+        if got:
+            span = f"median {statistics.median(got):.2f}s, {got[0]:.2f}-{got[-1]:.2f}s"
+        parts.append(
+            f"{size} the token gate: {len(got)}/{len(mine)} derived ({span}), gate {gates}"
+        )
+    bad = [r for r in rows if r["check"] == INCONSISTENT]
+    unsettled = [r for r in rows if r["check"].startswith("unsettled")]
+    verdict = (
+        f"{INCONSISTENT} with these settings: {len(bad)} trial(s) "
+        f"({', '.join(sorted({_release(r) for r in bad}))}); the releases seen fit "
+        f"{fitting_settings(rows, config)}"
+        if bad
+        else "every release agrees with these settings"
+    )
+    if unsettled:
+        verdict += f"; {len(unsettled)} trial(s) unsettled (bound shorter than the age gate)"
+    observer = max((r["queue max (observer_id=)"] for r in rows), default=0)
+    session = max((r["queue max (session_id=)"] for r in rows), default=0)
+    return (
+        "; ".join(parts)
+        + f". {config.settings()}, prompt window {config.prompt:g}s; "
+        + f"{verdict}. "
+        + f"queue_status(observer_id=<sender>) showed at most {observer} work unit(s) "
+        + f"where session_id= showed {session}"
+        + (" (the observer_id filter misses message work)" if session > 0 and observer == 0 else "")
+        + "."
+    )
+
+
+def deriver_latency_answer(
+    rows: list[dict[str, Any]], config: DeriverConfig, *, warm_derived: bool, poll: float
+) -> str:
+    """Q3 latency's answer: `latency_answer`, then the warm-up message and the enqueue lag."""
+    warmed = "derived" if warm_derived else "not derived within its bound"
+    # Only the trials sent one at a time: the below-gate ones are all sent before the first
+    # poll, so their first sight is late by the sends after them.
+    lag = enqueue_lag_clause([r for r in rows if r["size"] == "above"], poll)
+    return latency_answer(rows, config) + f" A warm-up message went first ({warmed}); {lag}."
+
 
 # -- Q9: push instead of polling -------------------------------------------------------------
 # What became of the test event (the ``outcome`` of its table row).

@@ -35,7 +35,7 @@ from typing import Any
 from roncho import Client, MessageCreate, RonchoError, parse_timestamp
 from roncho.webhooks import QueueEmptyEvent
 
-from ._deriver import DeriverConfig
+from ._deriver_config import DeriverConfig
 from ._finding import Finding, sample_text
 from ._prose import (
     BEHIND,

@@ -20,7 +20,7 @@ import pytest
 
 import roncho
 import roncho_workbook as workbook
-from roncho_workbook import _deriver
+from roncho_workbook import _deriver, _prose
 from roncho_workbook._finding import sample_text
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -168,10 +168,10 @@ def _watch(size: str, latency: float | None, *, tokens: int, bound: float = 60.0
             "below",
             30,
             22.0,
-            _deriver.LATE,
+            _prose.LATE,
             "INCONSISTENT",
         ),
-        (BATCHING, "below", 30, 14.0, _deriver.LATE, "INCONSISTENT"),
+        (BATCHING, "below", 30, 14.0, _prose.LATE, "INCONSISTENT"),
     ],
 )
 def test_gate_is_read_from_timing_and_checked_against_the_configuration(
@@ -200,7 +200,7 @@ def test_an_inconsistent_release_is_named_in_the_answer() -> None:
             "queue max (session_id=)": 1,
         }
     ]
-    text = _deriver.latency_answer(rows, BATCHING)
+    text = _prose.latency_answer(rows, BATCHING)
     assert "INCONSISTENT" in text and "below released by flush" in text
     assert "batching on (flush off, token gate 512, age gate 20s)" in text
 
@@ -813,12 +813,12 @@ def test_the_enqueue_lag_is_said_against_the_waits_default_grace() -> None:
     import inspect
 
     grace = inspect.signature(roncho.Client.wait_for_derivation).parameters["grace"].default
-    assert _deriver.DEFAULT_GRACE == grace == 2.0
+    assert _prose.DEFAULT_GRACE == grace == 2.0
     rows = [{"first_in_queue_s": s} for s in (0.25, 0.5, 0.25)] + [{"first_in_queue_s": None}]
-    text = _deriver.enqueue_lag_clause(rows, 0.25)
+    text = _prose.enqueue_lag_clause(rows, 0.25)
     assert "median 0.25s, at most 0.50s after add_messages returned (3 trials" in text
     assert "read every 0.25s" in text and "within wait_for_derivation's default grace of 2s" in text
-    slow = _deriver.enqueue_lag_clause([{"first_in_queue_s": 3.25}], 0.25)
+    slow = _prose.enqueue_lag_clause([{"first_in_queue_s": 3.25}], 0.25)
     assert "longer than wait_for_derivation's default grace of 2s" in slow
     assert "pass a grace of at least 3.3s" in slow
-    assert "no trial sent alone" in _deriver.enqueue_lag_clause([{"first_in_queue_s": None}], 0.25)
+    assert "no trial sent alone" in _prose.enqueue_lag_clause([{"first_in_queue_s": None}], 0.25)
