@@ -125,7 +125,12 @@ class Trace:
         **kwargs: Any,
     ) -> T | RonchoError:
         """Run ``client_method(*args, **kwargs)``, a roncho.Client method; return its result
-        or the RonchoError it raised, recorded with the request line it sends."""
+        or the RonchoError it raised, recorded with the request line it sends.
+
+        ``describe`` (the result as evidence) and ``status`` (the status a result stands
+        for) are the trace's own keywords, never passed on: no traced method has a
+        parameter of either name.
+        """
         method, path = request_line(client_method, *args, **kwargs)
         started = time.monotonic()
         try:
