@@ -25,7 +25,7 @@ from matplotlib.figure import Figure
 from matplotlib.patches import Patch, Rectangle
 from matplotlib.ticker import MaxNLocator
 
-from roncho.workbook import Finding, source_legend
+from roncho_workbook import Finding, source_legend
 
 # Colours by meaning, the same in every figure (colour-blind-safe Okabe-Ito hues).
 GREEN = "#009E73"  # allowed / works / present / agrees
@@ -969,7 +969,7 @@ def draw_webhooks(finding: Finding, stamp: Stamp) -> Figure:
 
 
 # -- Q10 ------------------------------------------------------------------------------------
-# The budget modes of Q10's table (roncho.workbook._context.MODES), each with its colour.
+# The budget modes of Q10's table (roncho_workbook._prose.MODES), each with its colour.
 CONTEXT_MODES = {
     "summary on": (BLUE, "o"),
     "summary=false": (SKY, "s"),

@@ -2,7 +2,7 @@
 
 The only place pandas and matplotlib are imported (roncho/ stays standard library only;
 the figures themselves are drawn in `_figures`). A notebook opens one `Lab` in its second
-cell, calls a probe from `roncho.workbook`, and hands the `Finding` back:
+cell, calls a probe from `roncho_workbook`, and hands the `Finding` back:
 `lab.record(name, rows)` shows a table and writes it as CSV, `lab.figure(finding)` shows
 the notebook's figure inline and saves it as PNG and SVG, `lab.answer(finding)` states the
 answer as Markdown with its evidence and figure and writes the summary and the
@@ -31,7 +31,7 @@ import matplotlib.pyplot as plt
 import pandas as pd
 from IPython.display import Markdown
 
-from roncho.workbook import (
+from roncho_workbook import (
     Finding,
     RunInfo,
     Target,
@@ -243,7 +243,7 @@ def record_frames(root: Path | str) -> dict[str, pd.DataFrame]:
     under ``root``, each row led by its run's identity columns (run, date, server, version,
     auth, deriver settings, roncho's version and commit). ``"runs"`` is one row per run.
 
-    The pandas view of `roncho.workbook.load_record`, which reads the same with the
+    The pandas view of `roncho_workbook.load_record`, which reads the same with the
     standard library.
     """
     runs = load_record(root)

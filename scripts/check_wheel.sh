@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
 # Builds roncho's sdist and wheel (the wheel from the sdist, so the sdist is shown complete)
 # and checks the wheel as memoryd will use it: installed with no package index into a clean
-# virtual environment outside the checkout, then scripts/wheel_smoke.py run from there.
+# virtual environment outside the checkout, then scripts/wheel_smoke.py run from there. The
+# smoke test compares the wheel's file list with the library's files (every file under
+# roncho/ that git tracks, the emulator included) and fails on one too many (the workbook's
+# code, roncho_workbook/, stays out) or one missing.
 # Fails if the build prints a deprecation (setuptools warns when the license is not an SPDX
 # expression; such a warning becomes an error in a later setuptools).
-# Needs python3 (>= 3.11) and package-index access for the build tools; writes only to a
-# temporary directory (and pip's cache), removed at the end.
+# Needs python3 (>= 3.11), git, and package-index access for the build tools; writes only to
+# a temporary directory (and pip's cache), removed at the end.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 checkout=$PWD
@@ -35,6 +38,7 @@ echo "== install the wheel into a clean venv (no index: roncho has no dependenci
 
 echo "== smoke test, run from outside the checkout"
 cp scripts/wheel_smoke.py "$work/wheel_smoke.py"
+git ls-files -- roncho > "$work/library-files.txt"
 cd "$work"
 # -I: no PYTHON* variables, no user site, and the script's folder is not put on sys.path.
-"$work/venv/bin/python" -I "$work/wheel_smoke.py" "${wheels[0]}"
+"$work/venv/bin/python" -I "$work/wheel_smoke.py" "${wheels[0]}" "$work/library-files.txt"

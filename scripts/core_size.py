@@ -4,11 +4,11 @@ Usage::
 
     python scripts/core_size.py [ROOT]     # ROOT: a checkout (default: this one)
 
-The core is every module under ``roncho/`` except ``testing/`` and ``workbook/`` (so with
-``roncho.aio``). Generated text is the lines between a ``BEGIN GENERATED`` marker and its
-``END GENERATED`` (scripts/render_clients.py writes them), and all of a module it writes
-whole (the blocking client and chat stream, from their asyncio twins); hand-written is
-the rest.
+The core is every module under ``roncho/`` except ``testing/`` (and ``workbook/``, where an
+older checkout has it; so with ``roncho.aio``). Generated text is the lines between a
+``BEGIN GENERATED`` marker and its ``END GENERATED`` (scripts/render_clients.py writes
+them), and all of a module it writes whole (the blocking client and chat stream, from their
+asyncio twins); hand-written is the rest.
 
 - core: every core module, its lines, generated and hand-written;
 - models: the records (``roncho/_models/``, a package of modules by resource), hand-written

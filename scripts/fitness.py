@@ -51,7 +51,7 @@ from pathlib import Path
 from typing import Any
 
 PASS, FAIL, SKIP = "PASS", "FAIL", "SKIP"
-# The check value roncho.workbook._deriver writes for a release no told setting explains.
+# The check value roncho_workbook._deriver writes for a release no told setting explains.
 INCONSISTENT = "INCONSISTENT"
 # The stages whose outcome says whether roncho works against the server (the others, such as
 # the kit's setup or the leftover check, say whether the run itself went right).

@@ -280,7 +280,7 @@ def plan(args: argparse.Namespace, server: Any = None) -> tuple[str, dict[str, o
             )
         )
     if server is None:
-        from roncho.workbook import EMULATOR_IDENTITY
+        from roncho_workbook import EMULATOR_IDENTITY
 
         server = EMULATOR_IDENTITY
     return server.folder(*extra), given
@@ -384,8 +384,8 @@ def main(argv: list[str] | None = None) -> int:
     import _kernels
     import _lab
 
-    from roncho.workbook import check_server, choose_run_folder, identify
-    from roncho.workbook._across import write_across
+    from roncho_workbook import check_server, choose_run_folder, identify
+    from roncho_workbook._across import write_across
 
     started = datetime.now(UTC)
     server_identity = None
@@ -455,7 +455,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _write_manifest(out: Path, record: dict[str, Any]) -> None:
-    from roncho.workbook import MANIFEST
+    from roncho_workbook import MANIFEST
 
     (out / MANIFEST).write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")
 
@@ -467,7 +467,7 @@ def inconsistent_answers(out: Path, names: Iterable[str]) -> dict[str, str]:
     Such an answer is kept (it is what the server did), but the run exits non-zero, so a CI
     stage that states the server's settings fails when the server does not follow them.
     """
-    from roncho.workbook._across import ANSWER_SUFFIX
+    from roncho_workbook._across import ANSWER_SUFFIX
 
     found: dict[str, str] = {}
     for name in names:
@@ -550,7 +550,7 @@ def write_summary(out: Path, name: str, date: str, failures: list[str]) -> None:
     """summary.md: the run's identity, each question with its answer, then the figures."""
     import _lab
 
-    from roncho.workbook import notebook_key, question, read_manifest
+    from roncho_workbook import notebook_key, question, read_manifest
 
     rows = []
     answers = []

@@ -8,7 +8,7 @@ from the answers; the latest answer per server version seen (runs on real server
 emulator is not evidence about Honcho), and for the owner's version, until a run of it is in
 results/, the command that measures it; whether the answer varies between trials on one
 server, with the rate; and links to the evidence (each answer's page and tables). The
-answers and trial rates are read as ACROSS.md reads them (roncho/workbook/_across.py). Plain
+answers and trial rates are read as ACROSS.md reads them (roncho_workbook/_across.py). Plain
 standard library: it reads results/ and writes one page.
 """
 
@@ -24,7 +24,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from roncho.workbook._across import Answer, Rate, compare, load_answers
+from roncho_workbook._across import Answer, Rate, compare, load_answers
 
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "results"

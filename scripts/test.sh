@@ -2,8 +2,14 @@
 # Runs every check and test roncho has: lint, types, unit, wire, emulator, live-against-
 # emulator, the code examples of the README, docs/ and docstrings, and every notebook under
 # nbval. Installs what it needs into .venv first.
-# Needs only python3 (>= 3.11) and access to PyPI; touches nothing outside the checkout
-# except pip's cache, and leaves the working tree unchanged.
+# Needs python3 (>= 3.11) and access to a package index (PyPI or a mirror) for '.[test]'
+# (the workbook's tools, pytest, the linters; the library itself needs nothing). The install
+# is editable in compat mode: the checkout is a plain sys.path entry, which is how the tests
+# and the notebooks import roncho_workbook/, the workbook's code (not in the wheel).
+# Optional, each a SKIP line when absent: python3.12 / python3.13 (the library's tests run
+# again on each), node and npm (the TypeScript SDK check), the kit ../shared/real-honcho (Honcho's
+# own route tests). Touches nothing outside the checkout except pip's cache, and leaves the
+# working tree unchanged.
 #
 # Every stage runs even when an earlier one failed; the end prints one verdict line per
 # stage and the exit status is non-zero if any stage failed. Arguments go to the last
@@ -24,8 +30,8 @@ fi
 # shellcheck source=scripts/stages.sh
 source scripts/stages.sh
 
-stage "ruff" .venv/bin/ruff check roncho tests scripts benchmarks notebooks/*.py
-stage "mypy (strict on roncho/)" .venv/bin/mypy
+stage "ruff" .venv/bin/ruff check roncho roncho_workbook tests scripts benchmarks notebooks/*.py
+stage "mypy (strict on roncho/ and roncho_workbook/)" .venv/bin/mypy
 stage "docs/compatibility.md is up to date with docs/observations" \
     .venv/bin/python scripts/render_compat.py --check docs/observations/*.json
 stage "docs/answers.md is up to date with results/" .venv/bin/python scripts/render_answers.py --check

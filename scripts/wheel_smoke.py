@@ -1,11 +1,14 @@
 """Smoke test of an installed roncho wheel, run from outside the checkout (scripts/check_wheel.sh).
 
 memoryd pins a tag and installs the package, so this checks what such an install gets: the
-wheel holds the library and nothing else (no tests, no notebooks), `py.typed` and the
-license are there, `roncho` imports from the virtual environment (not from a checkout),
-`roncho.testing` imports, and a client against the emulator makes one call of each kind.
+wheel's file list is the library's files (LIBRARY_FILES: every file under ``roncho/`` the
+checkout tracks, the emulator included) and its metadata, nothing more (no workbook, no
+tests, no notebooks) and nothing less; the license is there, `roncho` imports from the
+virtual environment (not from a checkout), `roncho.testing` imports, and a client against
+the emulator makes one call of each kind.
 
-Usage: python wheel_smoke.py PATH/TO/roncho-*.whl
+Usage: python wheel_smoke.py PATH/TO/roncho-*.whl LIBRARY_FILES
+(LIBRARY_FILES: a text file, one path a line, as ``git ls-files roncho`` prints them.)
 
 Standard library only, loopback only, every wait bounded by the client's timeouts. Prints one
 line per check and a closing "N passed, N failed" line; exits 1 if any check failed.
@@ -20,35 +23,53 @@ from collections.abc import Callable
 from importlib import metadata
 from pathlib import Path
 
-CHECKS: list[Callable[[Path], None]] = []
+# What a wheel's .dist-info holds besides the library: the metadata, the wheel's own
+# description, its file list with hashes, the console script and pytest plugin entry
+# points, the top-level package's name, and the license (PEP 639's licenses/ folder).
+DIST_INFO_FILES = frozenset(
+    {"METADATA", "WHEEL", "RECORD", "entry_points.txt", "top_level.txt", "licenses/LICENSE"}
+)
+
+CHECKS: list[Callable[[Path, frozenset[str]], None]] = []
 
 
-def check(function: Callable[[Path], None]) -> Callable[[Path], None]:
+def check(
+    function: Callable[[Path, frozenset[str]], None],
+) -> Callable[[Path, frozenset[str]], None]:
     CHECKS.append(function)
     return function
 
 
-@check
-def the_wheel_holds_the_library_and_nothing_else(wheel: Path) -> None:
-    names = zipfile.ZipFile(wheel).namelist()
-    tops = {name.split("/", 1)[0] for name in names}
-    dist_info = [top for top in tops if top.endswith(".dist-info")]
-    assert tops == {"roncho", *dist_info} and len(dist_info) == 1, f"top-level entries: {tops}"
-    unwanted = [
-        name
-        for name in names
-        if "/tests/" in f"/{name}"
-        or "/notebooks/" in f"/{name}"
-        or name.endswith((".ipynb", "conftest.py"))
-        or Path(name).name.startswith("test_")
-    ]
-    assert not unwanted, f"tests or notebooks inside the wheel: {unwanted}"
-    for needed in ("roncho/py.typed", "roncho/testing/__init__.py", "roncho/__init__.py"):
-        assert needed in names, f"{needed} missing from the wheel"
+def wheel_list_errors(names: list[str], library: frozenset[str]) -> list[str]:
+    """What is wrong with a wheel's file list: each file too many, each file missing.
+
+    ``names`` is the wheel's list; ``library`` the library's files (paths under ``roncho/``).
+    The wheel must hold exactly those, plus one ``roncho-<version>.dist-info/`` holding
+    exactly DIST_INFO_FILES.
+    """
+    dist_infos = {name.split("/", 1)[0] for name in names if ".dist-info/" in name}
+    errors = []
+    if len(dist_infos) != 1:
+        errors.append(f"expected one roncho-*.dist-info/, found {sorted(dist_infos)}")
+    expected = set(library) | {f"{info}/{name}" for info in dist_infos for name in DIST_INFO_FILES}
+    errors += [f"unexpected in the wheel: {name}" for name in sorted(set(names) - expected)]
+    errors += [f"missing from the wheel: {name}" for name in sorted(expected - set(names))]
+    if len(names) != len(set(names)):
+        errors.append("a file is in the wheel twice")
+    return errors
 
 
 @check
-def the_license_is_an_spdx_expression_with_its_file(wheel: Path) -> None:
+def the_wheel_holds_the_library_and_nothing_else(wheel: Path, library: frozenset[str]) -> None:
+    assert "roncho/__init__.py" in library and "roncho/py.typed" in library, (
+        f"the library's file list looks wrong: {len(library)} files"
+    )
+    errors = wheel_list_errors(zipfile.ZipFile(wheel).namelist(), library)
+    assert not errors, "\n".join(errors)
+
+
+@check
+def the_license_is_an_spdx_expression_with_its_file(wheel: Path, library: frozenset[str]) -> None:
     meta = metadata.metadata("roncho")
     assert meta["License-Expression"] == "MIT", f"License-Expression: {meta['License-Expression']}"
     assert meta.get("License") is None, "the deprecated License field is set"
@@ -57,7 +78,7 @@ def the_license_is_an_spdx_expression_with_its_file(wheel: Path) -> None:
 
 
 @check
-def roncho_imports_from_the_installed_wheel(wheel: Path) -> None:
+def roncho_imports_from_the_installed_wheel(wheel: Path, library: frozenset[str]) -> None:
     import roncho
 
     where = Path(roncho.__file__).resolve()
@@ -69,7 +90,7 @@ def roncho_imports_from_the_installed_wheel(wheel: Path) -> None:
 
 
 @check
-def one_call_of_each_kind_against_the_emulator(wheel: Path) -> None:
+def one_call_of_each_kind_against_the_emulator(wheel: Path, library: frozenset[str]) -> None:
     import roncho
     from roncho.testing import FakeHoncho
 
@@ -115,14 +136,15 @@ def one_call_of_each_kind_against_the_emulator(wheel: Path) -> None:
 
 
 def main(argv: list[str]) -> int:
-    if len(argv) != 2:
+    if len(argv) != 3:
         print(__doc__, file=sys.stderr)
         return 2
     wheel = Path(argv[1])
+    library = frozenset(Path(argv[2]).read_text(encoding="utf-8").split())
     failed = 0
     for function in CHECKS:
         try:
-            function(wheel)
+            function(wheel, library)
         except Exception:
             failed += 1
             print(f"FAIL  {function.__name__}")

@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from roncho.workbook import Finding
+from roncho_workbook import Finding
 
 ROOT = Path(__file__).resolve().parents[2]
 DATE = "2026-01-02"
@@ -204,7 +204,7 @@ def test_figure_view_shows_the_png_and_a_stable_text(tmp_path: Path) -> None:
         results_dir=str(tmp_path),
     )
     try:
-        from roncho import workbook
+        import roncho_workbook as workbook
 
         finding = workbook.probe_health(run.target)
         view = run.figure(finding)
@@ -279,7 +279,7 @@ def test_q1_figure_explains_only_what_it_shows(figures: Any) -> None:
 
 
 def test_q8_figure_says_what_each_source_label_means(figures: Any) -> None:
-    from roncho.workbook import SOURCE_LABELS
+    from roncho_workbook import SOURCE_LABELS
 
     finding = Finding(question="Q8 differences")
     finding.tables["differences"] = [

@@ -16,8 +16,8 @@ from typing import Any
 
 import pytest
 
-from roncho.workbook import DeriverConfig, Finding, open_target, probe_context, wait_until
-from roncho.workbook._context import _long_lost, answer
+from roncho_workbook import DeriverConfig, Finding, open_target, probe_context, wait_until
+from roncho_workbook._prose import _long_lost, context_answer
 
 ROOT = Path(__file__).resolve().parents[2]
 PREFIX = "roncho-q10test"
@@ -140,7 +140,7 @@ def _tables(first_short: int, returned: int) -> Finding:
 
 
 def test_q10_answer_names_a_threshold_or_a_budget_the_defaults_do_not_explain() -> None:
-    said = answer(_tables(25, 130), FLUSH, 60, "")
+    said = context_answer(_tables(25, 130), FLUSH, 60, "")
     first = "the short summary first after 25 messages (NOT as Honcho's default 20; again at 50)"
     assert first in said
     assert "no long summary within 60 messages (though Honcho's default is every 60th)" in said
@@ -156,7 +156,9 @@ def test_q10_answer_names_a_threshold_or_a_budget_the_defaults_do_not_explain() 
         {"trial": 0, "messages": 60, "short_after_last": True, "long_after_last": False}
     ]
     assert _long_lost(lost, 40)
-    assert "the long summary was kept in 0/1 (the short in 1/1)" in answer(lost, FLUSH, 40, "")
+    assert "the long summary was kept in 0/1 (the short in 1/1)" in context_answer(
+        lost, FLUSH, 40, ""
+    )
 
 
 def test_q10_figure_draws_every_part_with_units(figures: Any) -> None:

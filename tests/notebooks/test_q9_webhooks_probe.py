@@ -3,24 +3,27 @@ delivers as 3.0.12 does (docs/emulator.md), so every part of the probe has somet
 
 from __future__ import annotations
 
+import http.client
 from typing import Any
 
 import pytest
 
-from roncho.workbook import DeriverConfig, Finding, open_target, wait_until
-from roncho.workbook._push import (
+from roncho_workbook import DeriverConfig, Finding, open_target, wait_until
+from roncho_workbook._prose import (
     BEHIND,
     DELIVERED,
     LOST,
     UNKNOWN,
     UNREACHED,
-    Receiver,
+    webhooks_answer,
+)
+from roncho_workbook._push import (
     _test_event,
-    answer,
     outcome_of_test_event,
     probe_webhooks,
     trial_stats,
 )
+from roncho_workbook._receiver import Receiver
 
 SECRET = "q9-test-secret"
 
@@ -129,7 +132,9 @@ def test_a_deriver_that_has_not_reached_the_probe_reads_as_behind() -> None:
     [row] = finding.tables["test_event"]
     assert row["waited_s"] >= 2.0 and not row["probe_event"]
     finding.tables["trials"] = []
-    said = answer(finding, DeriverConfig(flush=True, age_gate=0.0), None, False, 0.25, outcome)
+    said = webhooks_answer(
+        finding, DeriverConfig(flush=True, age_gate=0.0), None, False, 0.25, outcome
+    )
     assert "no delivery was due yet" in said and "not a lost event" in said
     assert "test.event after not yet (the deriver had not reached it)" in said
 
@@ -141,7 +146,9 @@ def test_a_probe_done_without_any_delivery_reads_as_unreached_early() -> None:
     assert (delay, outcome) == (None, UNREACHED)
     [row] = finding.tables["test_event"]
     assert row["waited_s"] < 30.0  # ended once the probe's work was done, not at the bound
-    said = answer(finding, DeriverConfig(flush=True, age_gate=0.0), None, False, 0.25, outcome)
+    said = webhooks_answer(
+        finding, DeriverConfig(flush=True, age_gate=0.0), None, False, 0.25, outcome
+    )
     assert "no delivery reached this run's receiver" in said
 
 
@@ -159,3 +166,24 @@ def test_receiver_without_a_secret_reads_events_unverified() -> None:
     assert first.event.workspace_id == "w1"
     assert broken.event is None and broken.verified is None and "Expecting" in broken.problem
     assert listed.event is None and "not a JSON object" in listed.problem
+
+
+def test_receiver_on_a_given_port_records_every_post_and_answers_by_path() -> None:
+    """Q9 listens on the port of a receiver that was down with the same Receiver: it gets
+    every POST (signed or not), answers 200 there and 500 under ``/fail``."""
+    with Receiver("") as first:
+        port = first.port
+    with Receiver(SECRET, port=port) as back:
+        assert back.port == port
+        statuses = []
+        for path in ("/down", "/fail/x", "/ok/y"):
+            connection = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
+            try:
+                connection.request("POST", path, body=b"{not an event")
+                statuses.append(connection.getresponse().status)
+            finally:
+                connection.close()
+        arrivals = back.snapshot()
+    assert statuses == [200, 500, 200]
+    assert [a.mode for a in arrivals] == ["ok", "fail", "ok"]
+    assert all(a.verified is False and a.event is None for a in arrivals)

@@ -29,8 +29,8 @@ from typing import Any
 import pytest
 
 import roncho
-from roncho import workbook
-from roncho.workbook import MANIFEST, QUESTIONS, SOURCE_LABELS
+import roncho_workbook as workbook
+from roncho_workbook import MANIFEST, QUESTIONS, SOURCE_LABELS
 
 ROOT = Path(__file__).resolve().parents[2]
 START_TIMEOUT = 20.0  # seconds for an emulator to print its ready line

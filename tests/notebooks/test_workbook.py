@@ -1,4 +1,4 @@
-"""Tests of the workbook logic (roncho.workbook, notebooks/_lab.py, scripts/investigate.py).
+"""Tests of the workbook logic (roncho_workbook, notebooks/_lab.py, scripts/investigate.py).
 
 The notebooks themselves run under nbval (see scripts/test.sh); these pin the pieces whose
 failure would not show there: labels, the write guard, bounded waits, gate inference,
@@ -19,9 +19,9 @@ from typing import Any
 import pytest
 
 import roncho
-from roncho import workbook
-from roncho.workbook import _deriver
-from roncho.workbook._finding import sample_text
+import roncho_workbook as workbook
+from roncho_workbook import _deriver, _prose
+from roncho_workbook._finding import sample_text
 
 ROOT = Path(__file__).resolve().parents[2]
 # Seconds: generous bounds for the loopback calls below.
@@ -104,10 +104,11 @@ def test_trace_records_connection_failures_and_client_errors() -> None:
     raw = workbook.RawClient(f"http://127.0.0.1:{port}", "ws", timeout=CALL_TIMEOUT)
     assert trace.raw("down", raw, "GET", "/health") is None
     client = roncho.Client(f"http://127.0.0.1:{port}", "ws", connect_timeout=CALL_TIMEOUT)
-    result = trace.call("probe", "GET", "/health", client.probe)
+    result = trace.call("probe", client.probe)
     assert isinstance(result, roncho.ConnectError)
     assert trace.calls[0].status is None and trace.calls[0].outcome == "ConnectionRefusedError"
     assert trace.calls[1].outcome == "ConnectError"
+    assert (trace.calls[1].method, trace.calls[1].path) == ("GET", "/health")
 
 
 def test_wait_until_is_bounded_and_reports_elapsed() -> None:
@@ -167,10 +168,10 @@ def _watch(size: str, latency: float | None, *, tokens: int, bound: float = 60.0
             "below",
             30,
             22.0,
-            _deriver.LATE,
+            _prose.LATE,
             "INCONSISTENT",
         ),
-        (BATCHING, "below", 30, 14.0, _deriver.LATE, "INCONSISTENT"),
+        (BATCHING, "below", 30, 14.0, _prose.LATE, "INCONSISTENT"),
     ],
 )
 def test_gate_is_read_from_timing_and_checked_against_the_configuration(
@@ -199,7 +200,7 @@ def test_an_inconsistent_release_is_named_in_the_answer() -> None:
             "queue max (session_id=)": 1,
         }
     ]
-    text = _deriver.latency_answer(rows, BATCHING)
+    text = _prose.latency_answer(rows, BATCHING)
     assert "INCONSISTENT" in text and "below released by flush" in text
     assert "batching on (flush off, token gate 512, age gate 20s)" in text
 
@@ -381,7 +382,7 @@ def test_investigate_writes_a_dated_folder_and_never_the_key(tmp_path: Path) -> 
 def test_import_roncho_does_not_load_the_workbook_or_pandas() -> None:
     code = (
         "import sys, roncho; "
-        "print(sorted(m for m in sys.modules if m.startswith(('roncho.workbook', 'pandas', "
+        "print(sorted(m for m in sys.modules if m.startswith(('roncho_workbook', 'pandas', "
         "'matplotlib'))))"
     )
     out = subprocess.run(
@@ -392,7 +393,7 @@ def test_import_roncho_does_not_load_the_workbook_or_pandas() -> None:
 
 def test_workbook_itself_imports_no_third_party_module() -> None:
     code = (
-        "import sys, roncho.workbook; "
+        "import sys, roncho_workbook; "
         "print(sorted(m for m in sys.modules if m.split('.')[0] in "
         "('pandas', 'matplotlib', 'numpy', 'IPython')))"
     )
@@ -466,7 +467,7 @@ def test_q1_records_the_status_of_every_key_minting_call_and_never_a_key() -> No
 
 
 def test_q8_answer_accounts_for_every_topic() -> None:
-    from roncho.workbook._differences import summarise
+    from roncho_workbook._differences import summarise
 
     rows = [
         {"topic": "a", "agrees with": "SRC 3.0.12, OBS 3.2.0", "this server": "201"},
@@ -651,7 +652,7 @@ def test_a_default_emulator_run_leaves_a_fresh_clone_clean(tmp_path: Path) -> No
 
 
 def test_across_page_sets_each_answer_against_the_run_before(tmp_path: Path) -> None:
-    from roncho.workbook._across import render_across, write_across
+    from roncho_workbook._across import render_across, write_across
 
     def run(folder: str, answer: str, version: str) -> None:
         path = tmp_path / folder
@@ -684,7 +685,7 @@ def test_across_page_sets_each_answer_against_the_run_before(tmp_path: Path) -> 
 def test_the_recorded_pages_match_the_recorded_runs(lab: Any, tmp_path: Path) -> None:
     # results/README.md's run table and results/ACROSS.md are generated: a run committed
     # without them (or an edit by hand) shows up here.
-    from roncho.workbook._across import render_across
+    from roncho_workbook._across import render_across
 
     results = ROOT / "results"
     assert (results / "ACROSS.md").read_text(encoding="utf-8") == render_across(results)
@@ -812,12 +813,12 @@ def test_the_enqueue_lag_is_said_against_the_waits_default_grace() -> None:
     import inspect
 
     grace = inspect.signature(roncho.Client.wait_for_derivation).parameters["grace"].default
-    assert _deriver.DEFAULT_GRACE == grace == 2.0
+    assert _prose.DEFAULT_GRACE == grace == 2.0
     rows = [{"first_in_queue_s": s} for s in (0.25, 0.5, 0.25)] + [{"first_in_queue_s": None}]
-    text = _deriver.enqueue_lag_clause(rows, 0.25)
+    text = _prose.enqueue_lag_clause(rows, 0.25)
     assert "median 0.25s, at most 0.50s after add_messages returned (3 trials" in text
     assert "read every 0.25s" in text and "within wait_for_derivation's default grace of 2s" in text
-    slow = _deriver.enqueue_lag_clause([{"first_in_queue_s": 3.25}], 0.25)
+    slow = _prose.enqueue_lag_clause([{"first_in_queue_s": 3.25}], 0.25)
     assert "longer than wait_for_derivation's default grace of 2s" in slow
     assert "pass a grace of at least 3.3s" in slow
-    assert "no trial sent alone" in _deriver.enqueue_lag_clause([{"first_in_queue_s": None}], 0.25)
+    assert "no trial sent alone" in _prose.enqueue_lag_clause([{"first_in_queue_s": None}], 0.25)

@@ -1,4 +1,4 @@
-"""results/ACROSS.md tells a change from variance (roncho/workbook/_across.py).
+"""results/ACROSS.md tells a change from variance (roncho_workbook/_across.py).
 
 Why: it once marked Q10 "changed" between two runs because the long summary survived once,
 a race in 3.0.12 that loses it in 3 to 6 of 10 sessions; and it masked every number as a
@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from roncho.workbook._across import (
+from roncho_workbook._across import (
     TOLERANCE_WORDS,
     against_before,
     agree,

@@ -1,6 +1,6 @@
 """``roncho.__all__`` is complete and every name in it is importable (as httpx's
 ``tests/test_exported_members.py``). Checked in a fresh interpreter, so submodules other
-tests imported (roncho.testing, roncho.workbook) do not show up as attributes. The names
+tests imported (roncho.testing, roncho_workbook) do not show up as attributes. The names
 are the module's ``dir()``, which lists those it loads on first use too."""
 
 from __future__ import annotations
@@ -52,7 +52,7 @@ def test_exports_every_name_importable_and_from_roncho() -> None:
             assert isinstance(value, str) and value.count(".") == 2
             continue
         assert value.__module__.startswith("roncho"), name
-        assert not value.__module__.startswith(("roncho.testing", "roncho.workbook")), name
+        assert not value.__module__.startswith(("roncho.testing", "roncho_workbook")), name
 
 
 def test_exports_star_import_gives_exactly_all() -> None:

@@ -2,8 +2,8 @@
 
 No telemetry and no update checks means no code path that could open a connection the caller
 did not ask for, and no logging means no place where memory text could be written. Both are
-held here by reading the core's imports (roncho/ without testing/ and workbook/, which are
-tools, not the library memoryd links).
+held here by reading the core's imports (roncho/ without testing/, the emulator: a tool, not
+the library memoryd links).
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from pathlib import Path
 import roncho
 
 CORE = Path(roncho.__file__).resolve().parent
-TOOLS = {"testing", "workbook"}
+TOOLS = {"testing"}
 # urllib.parse (string handling) is allowed; anything that logs or opens a connection is not.
 FORBIDDEN = ("logging", "urllib.request", "http", "ftplib", "smtplib", "xmlrpc", "webbrowser")
 

@@ -1,9 +1,10 @@
 """The workbook and the emulator use the library as memoryd does: through its public names.
 
-Every import in ``roncho/workbook`` and ``roncho/testing`` that reaches outside its own
-package must name a public module of roncho (no segment starting with ``_``) and, for
-``from ... import``, names in that module's ``__all__``. A private name they reach for
-would be one a reader of the library cannot change without reading them too.
+Every import in ``roncho_workbook/`` (the workbook's code, beside ``notebooks/``) and
+``roncho/testing/`` that reaches outside its own package must name a public module of
+roncho (no segment starting with ``_``) and, for ``from ... import``, names in that module's
+``__all__``. A private name they reach for would be one a reader of the library cannot
+change without reading them too.
 """
 
 from __future__ import annotations
@@ -15,14 +16,20 @@ from pathlib import Path
 import pytest
 
 import roncho
+import roncho.testing
 import roncho.webhooks
+import roncho_workbook
 
-PACKAGE_DIR = Path(roncho.__file__).parent
-USERS = ("workbook", "testing")
+# Each user of the library by its package name, and its folder.
+USERS = {
+    "roncho_workbook": Path(roncho_workbook.__file__).parent,
+    "roncho.testing": Path(roncho.testing.__file__).parent,
+}
 
 
-def _module_name(path: Path) -> str:
-    parts = path.relative_to(PACKAGE_DIR.parent).with_suffix("").parts
+def _module_name(path: Path, own: str) -> str:
+    """The dotted name of ``path``, a module of the package ``own``."""
+    parts = (*own.split("."), *path.relative_to(USERS[own]).with_suffix("").parts)
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
@@ -36,12 +43,11 @@ def _absolute(node: ast.ImportFrom, module: str, is_package: bool) -> str:
     return ".".join(base + ([node.module] if node.module else []))
 
 
-def _library_imports(user: str) -> list[tuple[str, int, str, list[str]]]:
-    """(file, line, imported module, names) for each import that leaves ``roncho.<user>``."""
+def _library_imports(own: str) -> list[tuple[str, int, str, list[str]]]:
+    """(file, line, imported module, names) for each import of roncho that leaves ``own``."""
     found = []
-    own = f"roncho.{user}"
-    for path in sorted((PACKAGE_DIR / user).rglob("*.py")):
-        module = _module_name(path)
+    for path in sorted(USERS[own].rglob("*.py")):
+        module = _module_name(path, own)
         tree = ast.parse(path.read_text(encoding="utf-8"))
         for node in ast.walk(tree):
             if isinstance(node, ast.ImportFrom):
@@ -63,7 +69,7 @@ def _library_imports(user: str) -> list[tuple[str, int, str, list[str]]]:
 @pytest.mark.parametrize("user", USERS)
 def test_library_reached_only_by_public_names(user: str) -> None:
     imports = _library_imports(user)
-    assert imports, f"roncho.{user} imports nothing from the library: the walk found nothing"
+    assert imports, f"{user} imports nothing from the library: the walk found nothing"
     private = []
     for path, line, target, names in imports:
         if any(part.startswith("_") for part in target.split(".")[1:]):
@@ -77,11 +83,14 @@ def test_library_reached_only_by_public_names(user: str) -> None:
 
 
 def test_walk_sees_a_private_import() -> None:
-    """The walk is not blind: the import the workbook used to make is reported."""
+    """The walk is not blind: a private import, relative or absolute, is reported."""
     node = ast.parse("from ..webhooks import _event as read_event").body[0]
     assert isinstance(node, ast.ImportFrom)
-    assert _absolute(node, "roncho.workbook._push", False) == "roncho.webhooks"
+    assert _absolute(node, "roncho.testing._server", False) == "roncho.webhooks"
     assert "_event" not in roncho.webhooks.__all__
     node = ast.parse("from .._checks import check_id").body[0]
     assert isinstance(node, ast.ImportFrom)
-    assert _absolute(node, "roncho.workbook._raw", False) == "roncho._checks"
+    assert _absolute(node, "roncho.testing._server", False) == "roncho._checks"
+    node = ast.parse("from roncho._checks import check_id").body[0]
+    assert isinstance(node, ast.ImportFrom)
+    assert _absolute(node, "roncho_workbook._raw", False) == "roncho._checks"

@@ -13,7 +13,7 @@ import pytest
 import roncho
 from roncho._scratch import scratch_id
 from roncho.testing import FakeHoncho
-from roncho.workbook import wait_until
+from roncho_workbook import wait_until
 
 SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "workspace_checks.py"
 WRITES = ("PUT", "DELETE", "PATCH")

@@ -1,4 +1,4 @@
-"""roncho.workbook: the investigation logic the notebooks call (standard library only).
+"""roncho_workbook: the investigation logic the notebooks call (standard library only).
 
 Never imported by ``import roncho``. Each probe takes a `Target` (a real server or the
 in-process emulator), writes only into scratch workspaces it creates and deletes, and
@@ -12,7 +12,8 @@ from __future__ import annotations
 from ._auth import probe_auth
 from ._context import probe_context
 from ._deletion import probe_deletion
-from ._deriver import SWITCHES, DeriverConfig, Switch, measure_latency, measure_switches
+from ._deriver import SWITCHES, Switch, measure_latency, measure_switches
+from ._deriver_config import DeriverConfig
 from ._differences import probe_differences
 from ._filters import probe_filters
 from ._finding import Finding, wait_until

@@ -11,7 +11,7 @@ nothing). Through the public client only:
    after that message's sync it was first listed. Once a wait does not end ``done`` (a
    deriver that batches), the remaining turns are synced without waiting. Then ``trials``
    more sessions get 60 messages in one sync each, and are read for their long summary,
-   which 3.0.12 can lose (`LOST_LONG`).
+   which 3.0.12 can lose (`_prose.LOST_LONG`).
 2. **budgets**: ``get_session_context(tokens=N)`` for each N, with the summary, without it
    (``summary=False``) and with ``peer_target``: the returned messages' ``token_count`` plus
    the summary's against N.
@@ -22,20 +22,19 @@ nothing). Through the public client only:
    observes others) and the bystander's (who does not).
 
 Summaries and cards are written by the server's LLM: with a stand-in LLM their text says
-nothing, so the answers are about presence, timing, sizes and budgets.
+nothing, so the answers are about presence, timing, sizes and budgets. The answer and its
+notes are written from the tables in ``_prose.py``.
 """
 
 from __future__ import annotations
 
-import statistics
 import threading
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from functools import partial
 from typing import Any
 
-from .. import (
+from roncho import (
     Client,
     DerivationOutcome,
     DeriverGates,
@@ -48,22 +47,25 @@ from .. import (
     Summary,
     parse_timestamp,
 )
-from ._deriver import DeriverConfig
+
+from ._deriver_config import DeriverConfig
 from ._finding import Finding
+from ._prose import (
+    CANNED_PREFIX,
+    DEFAULT_EVERY,
+    KINDS,
+    MODES,
+    NO_SUMMARY,
+    WITH_TARGET,
+    context_answer,
+    context_notes,
+)
+from ._stats import median
 from ._target import Target
 
 SESSION = "q10-context"
 OWNER, ASSISTANT, BYSTANDER = "q10-owner", "q10-assistant", "q10-bystander"
-# Honcho's defaults (SUMMARY_MESSAGES_PER_SHORT_SUMMARY, ..._LONG_SUMMARY): the answer
-# compares what was seen with them.
-DEFAULT_EVERY = {"short": 20, "long": 60}
-KINDS = ("short", "long")
-# The budget modes of part 2, as the tables and the figure name them.
-WITH_SUMMARY, NO_SUMMARY, WITH_TARGET = "summary on", "summary=false", "peer_target=owner"
-MODES = (WITH_SUMMARY, NO_SUMMARY, WITH_TARGET)
 CONTROL_CARD = ("q10 control card: set by hand with set_peer_card",)
-# What the kit's stub LLM and the emulator write as a summary: a canned text, not a model's.
-CANNED_PREFIX = "Summary of "
 
 
 @dataclass(slots=True, kw_only=True)
@@ -136,34 +138,24 @@ def probe_context(
     dream's) may take to show in the queue status (``wait_for_derivation``'s grace; a real
     server enqueues after it answers, about 0.1 to 0.25 s), ``llm`` the server's LLM as the
     run was told; ``trials`` more sessions get a long summary's worth of messages in one
-    sync, each then read for its long summary (which 3.0.12 may lose: see `LOST_LONG`).
+    sync, each then read for its long summary (which 3.0.12 may lose: see `_prose.LOST_LONG`).
     """
     finding = Finding(question="Q10 session context for recall")
     trace = finding.trace
     with target.scratch(prefix) as client:
-        trace.call(
-            "make the observed peer",
-            "POST",
-            _path(client, "peers"),
-            lambda: client.get_or_create_peer(OWNER),
-        )
+        trace.call("make the observed peer", client.get_or_create_peer, OWNER)
         trace.call(
             "make the assistant (observe_me false)",
-            "POST",
-            _path(client, "peers"),
-            lambda: client.get_or_create_peer(ASSISTANT, configuration={"observe_me": False}),
+            client.get_or_create_peer,
+            ASSISTANT,
+            configuration={"observe_me": False},
         )
         members = {
             OWNER: SessionPeerConfig(observe_me=True),
             ASSISTANT: SessionPeerConfig(observe_me=False, observe_others=True),
             BYSTANDER: SessionPeerConfig(observe_me=False, observe_others=False),
         }
-        trace.call(
-            "make the session",
-            "POST",
-            _path(client, "sessions"),
-            lambda: client.get_or_create_session(SESSION, peers=members),
-        )
+        trace.call("make the session", client.get_or_create_session, SESSION, peers=members)
         before = client.queue_status(session_id=SESSION)
         seen = _Seen()
         wait = _Wait(client, config, wait_bound=wait_bound, poll=poll, grace=grace)
@@ -171,19 +163,14 @@ def probe_context(
             synced = _sync(finding, client, wait, messages)
             # The whole sync, once more: the last word on whether derivation caught up.
             outcome = wait.until_done(before)
-        trace.call(
-            "read the summaries",
-            "GET",
-            _path(client, "sessions", SESSION, "summaries"),
-            lambda: client.get_session_summaries(SESSION),
-        )
+        trace.call("read the summaries", client.get_session_summaries, SESSION)
         _summaries(finding, seen, synced)
         _long_trials(finding, client, wait, trials)
         finding.table("derivation").append(
             {
                 "turns": len(wait.outcomes),
                 "turns_done": sum(1 for o in wait.outcomes if o.done),
-                "turn_wait_median_s": _median([o.elapsed for o in wait.outcomes if o.done]),
+                "turn_wait_median_s": median([o.elapsed for o in wait.outcomes if o.done]),
                 "first_not_done": next((str(o) for o in wait.outcomes if not o.done), ""),
                 "whole_sync": outcome.state,
                 "said": str(outcome),
@@ -200,28 +187,17 @@ def probe_context(
         presence.append(_presence(finding, client, "observed peer, after the dreams", OWNER))
         trace.call(
             "set the owner's card by hand (control)",
-            "PUT",
-            _path(client, "peers", OWNER, "card"),
-            lambda: client.set_peer_card(OWNER, list(CONTROL_CARD)),
+            client.set_peer_card,
+            OWNER,
+            list(CONTROL_CARD),
         )
         presence.append(_presence(finding, client, "observed peer, card set by hand", OWNER))
-    finding.answer = answer(finding, config, messages, llm)
-    if _long_lost(finding, messages):
-        finding.notes.append(LOST_LONG)
-    finding.notes.append(
-        "The summaries and any card are written by the server's LLM; "
-        + _llm_words(llm, _canned(finding))
-        + ". What the text says is therefore not judged here: only whether it is there, "
-        "when, and how large."
-    )
+    finding.answer = context_answer(finding, config, messages, llm)
+    finding.notes.extend(context_notes(finding, messages, llm))
     return finding
 
 
 # -- 1. summaries: when, after how many messages -----------------------------------------------
-def _median(values: list[float]) -> float | None:
-    return round(statistics.median(values), 3) if values else None
-
-
 class _Wait:
     """``wait_for_derivation`` after each turn, until one does not end ``done``."""
 
@@ -272,12 +248,7 @@ def _sync(finding: Finding, client: Client, wait: _Wait, messages: int) -> dict[
             batch.append(MessageCreate(ASSISTANT, f"Noted for turn {turn}; how was the walk?"))
         mark = wait.mark()
         if start == 0:
-            result = finding.trace.call(
-                "sync the first turn",
-                "POST",
-                _path(client, "sessions", SESSION, "messages"),
-                partial(client.add_messages, SESSION, batch),
-            )
+            result = finding.trace.call("sync the first turn", client.add_messages, SESSION, batch)
             if isinstance(result, RonchoError):
                 raise result
             made = result
@@ -290,11 +261,6 @@ def _sync(finding: Finding, client: Client, wait: _Wait, messages: int) -> dict[
             )
         wait.after_turn(mark)
     return synced
-
-
-def _path(client: Client, *parts: str) -> str:
-    """A call's path as the evidence shows it."""
-    return "/".join(("/v3/workspaces", client.workspace, *parts))
 
 
 def _summaries_or_none(client: Client, session: str = SESSION) -> Summaries | None:
@@ -321,18 +287,6 @@ def _summaries(finding: Finding, seen: _Seen, synced: dict[str, _Synced]) -> Non
                 "summary_type": record.summary_type,
             }
         )
-
-
-# Why a long summary can be missing on 3.0.12, said under the answer when one was.
-LOST_LONG = (
-    "A long summary was due and missing. At a message that is both the 20th and the 60th "
-    "(every 60th, with Honcho's defaults) Honcho 3.0.12 writes the short and the long summary "
-    "at once, and each save reads the session's summaries map and writes it back whole with "
-    "its own summary in it (src/utils/summarizer.py, _save_summary): a save that read the map "
-    "before the other was written drops it, and the long summary is lost when the short one's "
-    "save comes last. Read a missing long summary as that, not as a threshold other than 60; "
-    "memoryd cannot count on a long summary on 3.0.12."
-)
 
 
 def _long_trials(finding: Finding, client: Client, wait: _Wait, trials: int) -> None:
@@ -386,15 +340,11 @@ def _budgets(finding: Finding, client: Client, budgets: Sequence[int]) -> None:
         for mode in MODES:
             context = finding.trace.call(
                 f"context, tokens={tokens}, {mode}",
-                "GET",
-                _path(client, "sessions", SESSION, "context"),
-                partial(
-                    client.get_session_context,
-                    SESSION,
-                    tokens=tokens,
-                    summary=mode != NO_SUMMARY,
-                    peer_target=OWNER if mode == WITH_TARGET else None,
-                ),
+                client.get_session_context,
+                SESSION,
+                tokens=tokens,
+                summary=mode != NO_SUMMARY,
+                peer_target=OWNER if mode == WITH_TARGET else None,
                 describe=_context_words,
             )
             rows.append(_budget_row(tokens, mode, context))
@@ -439,17 +389,12 @@ def _context_words(context: SessionContext) -> str:
 def _presence(finding: Finding, client: Client, case: str, peer: str) -> dict[str, Any]:
     context = finding.trace.call(
         f"context with peer_target={peer} ({case})",
-        "GET",
-        _path(client, "sessions", SESSION, "context"),
-        lambda: client.get_session_context(SESSION, peer_target=peer),
+        client.get_session_context,
+        SESSION,
+        peer_target=peer,
         describe=_context_words,
     )
-    card = finding.trace.call(
-        f"peer card of {peer} ({case})",
-        "GET",
-        _path(client, "peers", peer, "card"),
-        lambda: client.get_peer_card(peer),
-    )
+    card = finding.trace.call(f"peer card of {peer} ({case})", client.get_peer_card, peer)
     row: dict[str, Any] = {"case": case, "peer_target": peer}
     row.update(_shown(context))
     row["get_peer_card"] = (
@@ -488,14 +433,10 @@ def _perspective(finding: Finding, client: Client) -> None:
     for label, perspective in PERSPECTIVES:
         context = finding.trace.call(
             f"context of the owner, peer_perspective: {label}",
-            "GET",
-            _path(client, "sessions", SESSION, "context"),
-            partial(
-                client.get_session_context,
-                SESSION,
-                peer_target=OWNER,
-                peer_perspective=perspective,
-            ),
+            client.get_session_context,
+            SESSION,
+            peer_target=OWNER,
+            peer_perspective=perspective,
             describe=_context_words,
         )
         row: dict[str, Any] = {"peer_perspective": label}
@@ -520,9 +461,9 @@ def _dreams(finding: Finding, client: Client, bound: float, poll: float, grace: 
     for dream_type in ("card_refresh", "omni"):
         result = finding.trace.call(
             f"schedule a {dream_type} dream of the owner",
-            "POST",
-            _path(client, "schedule_dream"),
-            partial(client.schedule_dream, OWNER, dream_type=dream_type),
+            client.schedule_dream,
+            OWNER,
+            dream_type=dream_type,
             status=lambda _r: 204,
         )
         failed = isinstance(result, RonchoError)
@@ -563,169 +504,3 @@ def _wait_dreams(
         if elapsed >= bound:
             return "still open", elapsed
         time.sleep(poll)
-
-
-# -- the answer ----------------------------------------------------------------------------------
-def _first(finding: Finding, kind: str) -> dict[str, Any] | None:
-    rows = [r for r in finding.tables.get("summaries", []) if r["kind"] == kind]
-    counted = [r for r in rows if r["after_messages"] is not None]
-    return min(counted, key=lambda r: r["after_messages"]) if counted else None
-
-
-def _canned(finding: Finding) -> bool | None:
-    rows = finding.tables.get("summaries", [])
-    return all(r["canned_text"] for r in rows) if rows else None
-
-
-def _llm_words(llm: str, canned: bool | None) -> str:
-    told = f"the run was told it is {llm}" if llm else "the run was not told which LLM it is"
-    if canned is None:
-        return told + " (no summary was written to tell)"
-    if canned:
-        return (
-            told + f" (every summary has the canned form '{CANNED_PREFIX}N message(s). …' "
-            "of a deterministic stand-in, as the real-honcho kit's stub LLM and the emulator "
-            "write it)"
-        )
-    return told + " (the summaries are not in the stand-in's canned form: a model wrote them)"
-
-
-def _long_lost(finding: Finding, messages: int) -> bool:
-    """A long summary was due (Honcho's default) and missing, in the session or a trial."""
-    every = DEFAULT_EVERY["long"]
-    missing = messages >= every and _first(finding, "long") is None
-    trials = finding.tables.get("long_summary_trials", [])
-    return missing or any(not t["long_after_last"] for t in trials)
-
-
-def summary_part(finding: Finding, messages: int) -> str:
-    parts = []
-    for kind in KINDS:
-        first = _first(finding, kind)
-        every = DEFAULT_EVERY[kind]
-        if first is None:
-            why = (
-                f"fewer than Honcho's default {every} were sent"
-                if messages < every
-                else f"though Honcho's default is every {every}th"
-            )
-            parts.append(f"no {kind} summary within {messages} messages ({why})")
-            continue
-        later = [
-            r["after_messages"]
-            for r in finding.tables["summaries"]
-            if r["kind"] == kind and r["after_messages"] not in (None, first["after_messages"])
-        ]
-        again = f"; again at {', '.join(map(str, later))}" if later else ""
-        agrees = "as" if first["after_messages"] == every else "NOT as"
-        parts.append(
-            f"the {kind} summary first after {first['after_messages']} messages "
-            f"({agrees} Honcho's default {every}{again}), listed {first['listed_after_s']:.2f}s "
-            "after that message's sync"
-        )
-    trials = finding.tables.get("long_summary_trials", [])
-    if trials:
-        kept = sum(1 for t in trials if t["long_after_last"])
-        shorts = sum(1 for t in trials if t["short_after_last"])
-        parts.append(
-            f"in {len(trials)} more sessions given {trials[0]['messages']} messages in one sync, "
-            f"the long summary was kept in {kept}/{len(trials)} (the short in "
-            f"{shorts}/{len(trials)})"
-        )
-    return "Summaries: " + "; ".join(parts)
-
-
-def budget_part(finding: Finding) -> str:
-    rows = [r for r in finding.tables.get("budgets", []) if not r.get("error")]
-    if not rows:
-        return "tokens=N: no context read answered"
-    plain = [r for r in rows if r["mode"] != WITH_TARGET]
-    held = sum(1 for r in plain if r["within_budget"] is True)
-    unknown = sum(1 for r in plain if r["within_budget"] is None)
-    unknown_note = f" ({unknown} with a message lacking its token_count)" if unknown else ""
-    with_summary = [r for r in rows if r["mode"] == WITH_SUMMARY and r["summary"] != "none"]
-    summary_note = ""
-    if with_summary:
-        r = max(with_summary, key=lambda row: row["tokens_asked"])
-        summary_note = (
-            f"; once a summary is in the context only the messages from the one it ends at "
-            f"come back (tokens={r['tokens_asked']}: a {r['summary_tokens']}-token {r['summary']} "
-            f"summary and {r['messages']} message(s), {r['returned_tokens']} tokens in all)"
-        )
-    targeted = [r for r in rows if r["mode"] == WITH_TARGET]
-    starved = [r["tokens_asked"] for r in targeted if r["messages"] == 0]
-    target_note = ""
-    if targeted:
-        target_note = (
-            f"; with peer_target the representation ({targeted[0]['representation_chars']} "
-            "chars) is paid for first"
-            + (
-                f": at tokens={', '.join(map(str, starved))} no message came back"
-                if starved
-                else ""
-            )
-        )
-    return (
-        f"tokens=N held in {held}/{len(plain)} reads{unknown_note} (the messages' token_count "
-        f"plus the summary's within N){summary_note}{target_note}"
-    )
-
-
-def presence_part(finding: Finding) -> str:
-    said = []
-    for r in finding.tables.get("presence", []):
-        if r.get("error"):
-            said.append(f"{r['case']}: {r['error']}")
-            continue
-        rep = f"{r['representation_chars']} chars" if r["representation"] else "none"
-        card = f"{r['card_lines']} line(s)" if r["card"] else "none"
-        said.append(f"{r['case']}: representation {rep}, card {card}")
-    dreams = finding.tables.get("dreams", [])
-    dream = ", ".join(f"{d['dream_type']} {d['queue']}" for d in dreams)
-    return "In the context: " + "; ".join(said) + (f" (dreams: {dream})" if dream else "")
-
-
-def perspective_part(finding: Finding) -> str:
-    rows = finding.tables.get("perspective", [])
-    said = []
-    for r in rows[1:]:
-        if r.get("error"):
-            said.append(f"{r['peer_perspective']}: {r['error']}")
-            continue
-        changed = [
-            what
-            for what in ("representation", "card", "messages", "summary")
-            if r.get(f"same_{what}") is False
-        ]
-        said.append(
-            f"{r['peer_perspective']}: "
-            + (f"changed the {', '.join(changed)}" if changed else "changed nothing")
-            + f" (representation {r['representation_chars']} chars)"
-        )
-    return "peer_perspective against none: " + ("; ".join(said) or "not read")
-
-
-def _derivation_words(row: dict[str, Any]) -> str:
-    if not row:
-        return "derivation: not waited for"
-    done, turns = row["turns_done"], row["turns"]
-    said = f"each turn's sync was followed by wait_for_derivation: {done} of {turns} done"
-    if done:
-        said += f" (median {row['turn_wait_median_s']}s)"
-    if row["first_not_done"]:
-        said += f", then the rest synced without waiting ({row['first_not_done']})"
-    return f"Derivation: {said}; the whole sync: {row['whole_sync']}"
-
-
-def answer(finding: Finding, config: DeriverConfig, messages: int, llm: str) -> str:
-    derivation = (finding.tables.get("derivation") or [{}])[0]
-    parts = [
-        summary_part(finding, messages),
-        budget_part(finding),
-        presence_part(finding),
-        perspective_part(finding),
-        _derivation_words(derivation),
-        config.settings(),
-        "LLM: " + _llm_words(llm, _canned(finding)),
-    ]
-    return ". ".join(parts) + "."

@@ -22,80 +22,23 @@ settling time has passed; count the work units the queue showed and the conclusi
 
 from __future__ import annotations
 
-import inspect
-import math
-import statistics
 import time
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from .. import Client, MessageCreate, RonchoError
+from roncho import Client, MessageCreate, RonchoError
+
+from ._deriver_config import DeriverConfig
 from ._finding import Finding, sample_text
+from ._prose import INCONSISTENT, LATE, deriver_latency_answer, fitting_settings
+from ._stats import spread
 from ._target import Target
 
 # Message sizes: well below and well above the 512-token gate (o200k counts English at about
 # 4.5 characters per token; the emulator at 4).
 BELOW_GATE_CHARS = 120
 ABOVE_GATE_CHARS = 4000
-# A release this much earlier than the age gate cannot be the age gate's doing: the server
-# dates a message before our POST returns, and the deriver polls on its own schedule.
-AGE_SLACK_SHARE = 0.1
-AGE_SLACK_SECONDS = 0.5
-INCONSISTENT = "INCONSISTENT"
-# Released after the prompt window but before the age gate: no configured gate explains it.
-LATE = "late (after the prompt window, before the age gate)"
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class DeriverConfig:
-    """How the server's deriver is set, as far as the run knows.
-
-    ``flush``: DERIVER_FLUSH_ENABLED (batching off). ``age_gate``:
-    DERIVER_REPRESENTATION_BATCH_MAX_AGE_SECONDS (0 disables it). ``token_gate``:
-    DERIVER_REPRESENTATION_BATCH_WORK_UNIT_TARGET_TOKENS. ``source`` says where the
-    settings come from: ``told`` (the run was told them), ``assumed`` (Honcho's defaults,
-    the run was told nothing) or ``emulator`` (the emulator was started with them). Nobody
-    here can read a real server's configuration, so it is never called "configured".
-    """
-
-    flush: bool
-    age_gate: float
-    token_gate: int = 512
-    # Seconds within which an open gate's batch is processed (deriver poll + LLM) once the
-    # deriver is warm: about 2 s on the kit's server, which polls at least every 2 s. An
-    # upstream deriver backs off to 30 s when idle: raise it there.
-    prompt: float = 10.0
-    source: str = "told"
-
-    def settings(self) -> str:
-        """``Deriver as told: batching on (...)`` and the like: the settings and their source."""
-        how = {
-            "told": "as told",
-            "assumed": "as assumed (Honcho's defaults; the run was not told)",
-            "emulator": "as set on the emulator",
-        }.get(self.source, f"as {self.source}")
-        return f"Deriver {how}: {self.describe()}"
-
-    def describe(self) -> str:
-        if self.flush:
-            return "batching off (flush on)"
-        age = f"age gate {self.age_gate:g}s" if self.age_gate > 0 else "age gate disabled"
-        return f"batching on (flush off, token gate {self.token_gate}, {age})"
-
-    def expected(self, tokens: int | None) -> tuple[str, ...]:
-        """The gates that may release a lone message of ``tokens`` under this config."""
-        if self.flush:
-            return ("flush", "tokens")  # both open at once; only the emulator tells them apart
-        if tokens is not None and tokens >= self.token_gate:
-            return ("tokens",)
-        return ("age",) if self.age_gate > 0 else ("not released",)
-
-    def before_age_gate(self, seconds: float) -> bool:
-        """True when a release after ``seconds`` came too early to be the age gate's."""
-        if self.age_gate <= 0:
-            return True
-        return seconds < self.age_gate * (1 - AGE_SLACK_SHARE) - AGE_SLACK_SECONDS
 
 
 @dataclass(slots=True, kw_only=True)
@@ -159,12 +102,8 @@ def measure_latency(
     finding.tables["latency_stats"] = latency_stats(rows)
     if any(r["check"] == INCONSISTENT for r in rows):
         finding.fits = fitting_settings(rows, config)
-    warmed = "derived" if warm.latency is not None else "not derived within its bound"
-    # Only the trials sent one at a time: the below-gate ones are all sent before the first
-    # poll, so their first sight is late by the sends after them.
-    lag = enqueue_lag_clause([r for r in rows if r["size"] == "above"], poll)
-    finding.answer = (
-        latency_answer(rows, config) + f" A warm-up message went first ({warmed}); {lag}."
+    finding.answer = deriver_latency_answer(
+        rows, config, warm_derived=warm.latency is not None, poll=poll
     )
     return finding
 
@@ -303,12 +242,6 @@ def _record(finding: Finding, target: Target, watch: _Watch, config: DeriverConf
         series.append({"trial": watch.trial, "size": watch.size, **point})
 
 
-def _p90(values: list[float]) -> float:
-    if len(values) == 1:
-        return values[0]
-    return statistics.quantiles(values, n=10, method="inclusive")[8]
-
-
 def latency_stats(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """n, released, median, p90, min and max of the latency per size class and gate.
 
@@ -320,119 +253,18 @@ def latency_stats(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
         groups.setdefault((row["size"], row["gate"]), []).append(row)
     stats = []
     for (size, gate), group in sorted(groups.items()):
-        got = sorted(r["first_conclusion_s"] for r in group if not r["timed_out"])
+        got = [r["first_conclusion_s"] for r in group if not r["timed_out"]]
         stats.append(
             {
                 "size": size,
                 "gate": gate,
                 "n": len(group),
                 "released": len(got),
-                "median_s": round(statistics.median(got), 3) if got else None,
-                "p90_s": round(_p90(got), 3) if got else None,
-                "min_s": got[0] if got else None,
-                "max_s": got[-1] if got else None,
+                **spread(got),
                 "inconsistent": sum(1 for r in group if r["check"] == INCONSISTENT),
             }
         )
     return stats
-
-
-def _release(row: dict[str, Any]) -> str:
-    if row["gate"] == LATE:
-        return f"{row['size']} released {LATE}"
-    return f"{row['size']} released by {row['gate']}"
-
-
-def fitting_settings(rows: list[dict[str, Any]], config: DeriverConfig) -> str:
-    """The runner's deriver flags that the releases seen would agree with.
-
-    Read from the below-gate trials (the ones batching holds back): all released within
-    the prompt window fits flush on; released later fits batching with an age gate no
-    longer than the first release; none released fits batching with an age gate longer
-    than the bound watched. Above-gate trials held back say the token gate is higher.
-    """
-
-    def seconds(group: list[dict[str, Any]]) -> list[float]:
-        return sorted(float(r["first_conclusion_s"]) for r in group if not r["timed_out"])
-
-    below = [r for r in rows if r["size"] == "below"]
-    above = [r for r in rows if r["size"] == "above"]
-    got = seconds(below)
-    parts = []
-    if below and len(got) == len(below) and got[-1] <= config.prompt:
-        parts.append("--deriver-flush on")
-    elif got:
-        parts.append(f"--deriver-flush off --age-gate {max(int(got[0]), 1)}")
-    elif below:
-        bound = max(float(r.get("bound_s") or 0) for r in below)
-        parts.append(f"--deriver-flush off with an --age-gate over {bound:g}")
-    held_back = any(s > config.prompt for s in seconds(above)) or len(seconds(above)) < len(above)
-    if above and held_back and "--deriver-flush on" not in parts:
-        tokens = max(int(r.get("tokens") or 0) for r in above)
-        parts.append(f"--token-gate over {tokens}")
-    return " ".join(parts) or "no deriver flags (the trials gave no release to read)"
-
-
-# How long wait_for_derivation waits, by default, for a sync's work to show in the queue.
-DEFAULT_GRACE: float = inspect.signature(Client.wait_for_derivation).parameters["grace"].default
-
-
-def enqueue_lag_clause(rows: list[dict[str, Any]], poll: float) -> str:
-    """When the sync's work first showed in the queue after add_messages returned, against
-    wait_for_derivation's default grace (a lag longer than it reads as "nothing queued")."""
-    lags = sorted(r["first_in_queue_s"] for r in rows if r.get("first_in_queue_s") is not None)
-    if not lags:
-        return "no trial sent alone showed its work in the queue status"
-    said = (
-        f"the sync's work first showed in the queue median {statistics.median(lags):.2f}s, "
-        f"at most {lags[-1]:.2f}s after add_messages returned ({len(lags)} trials sent "
-        f"alone, the queue read every {poll:g}s)"
-    )
-    if lags[-1] > DEFAULT_GRACE:
-        return said + (
-            f", longer than wait_for_derivation's default grace of {DEFAULT_GRACE:g}s: "
-            f"pass a grace of at least {math.ceil(lags[-1] * 10) / 10:g}s on this server"
-        )
-    return said + f", within wait_for_derivation's default grace of {DEFAULT_GRACE:g}s"
-
-
-def latency_answer(rows: list[dict[str, Any]], config: DeriverConfig) -> str:
-    """One line: per size class, how many were released, when, by which gate; the checks."""
-    parts = []
-    for size in ("above", "below"):
-        mine = [r for r in rows if r["size"] == size]
-        if not mine:
-            continue
-        got = sorted(r["first_conclusion_s"] for r in mine if not r["timed_out"])
-        gates = "/".join(sorted({str(r["gate"]) for r in mine}))
-        span = "none"
-        if got:
-            span = f"median {statistics.median(got):.2f}s, {got[0]:.2f}-{got[-1]:.2f}s"
-        parts.append(
-            f"{size} the token gate: {len(got)}/{len(mine)} derived ({span}), gate {gates}"
-        )
-    bad = [r for r in rows if r["check"] == INCONSISTENT]
-    unsettled = [r for r in rows if r["check"].startswith("unsettled")]
-    verdict = (
-        f"{INCONSISTENT} with these settings: {len(bad)} trial(s) "
-        f"({', '.join(sorted({_release(r) for r in bad}))}); the releases seen fit "
-        f"{fitting_settings(rows, config)}"
-        if bad
-        else "every release agrees with these settings"
-    )
-    if unsettled:
-        verdict += f"; {len(unsettled)} trial(s) unsettled (bound shorter than the age gate)"
-    observer = max((r["queue max (observer_id=)"] for r in rows), default=0)
-    session = max((r["queue max (session_id=)"] for r in rows), default=0)
-    return (
-        "; ".join(parts)
-        + f". {config.settings()}, prompt window {config.prompt:g}s; "
-        + f"{verdict}. "
-        + f"queue_status(observer_id=<sender>) showed at most {observer} work unit(s) "
-        + f"where session_id= showed {session}"
-        + (" (the observer_id filter misses message work)" if session > 0 and observer == 0 else "")
-        + "."
-    )
 
 
 # -- switches -------------------------------------------------------------------------------

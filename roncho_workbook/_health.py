@@ -9,7 +9,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from .. import RonchoError
+from roncho import RonchoError
+
 from ._finding import Finding
 from ._raw import RawReply, status_word
 from ._target import Target
@@ -38,10 +39,8 @@ def probe_health(target: Target) -> Finding:
             )
     info: Any = spec.json.get("info") if spec and isinstance(spec.json, dict) else None
     with target.reader() as client:
-        probe = trace.call("client.probe()", "GET", "/health", client.probe)
-        version = trace.call(
-            "client.server_version()", "GET", "/openapi.json", client.server_version
-        )
+        probe = trace.call("client.probe()", client.probe)
+        version = trace.call("client.server_version()", client.server_version)
     finding.table("answers").append(
         {
             "health status": health.status if health else None,

@@ -1,6 +1,6 @@
 """Q9: can memoryd wait for the deriver by push (``queue.empty``) instead of polling?
 
-A receiver on 127.0.0.1 (``Receiver``, registered as ``http://localhost:PORT/...``: the
+A receiver on 127.0.0.1 (`Receiver`, registered as ``http://localhost:PORT/...``: the
 server refuses loopback IP literals) records every delivery and checks its signature with
 ``roncho.webhooks.verify``. In one scratch workspace:
 
@@ -20,121 +20,41 @@ server refuses loopback IP literals) records every delivery and checks its signa
 4. **failure**: endpoints that answer 500 and that are down (the port closed, opened again
    after the event) beside the good one; one more sync and a test event; each endpoint's
    deliveries counted over ``watch`` seconds (3.0.12 sends once and never retries).
+
+The answer is written from the tables in ``_prose.py``.
 """
 
 from __future__ import annotations
 
-import json
 import socket
-import statistics
-import threading
 import time
 from dataclasses import dataclass, field
 from datetime import datetime
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-from .. import Client, MessageCreate, RonchoError, parse_timestamp
-from ..webhooks import QueueEmptyEvent, WebhookError, read_event, verify
-from ._deriver import DeriverConfig
+from roncho import Client, MessageCreate, RonchoError, parse_timestamp
+from roncho.webhooks import QueueEmptyEvent
+
+from ._deriver_config import DeriverConfig
 from ._finding import Finding, sample_text
+from ._prose import (
+    BEHIND,
+    DELIVERED,
+    LOST,
+    UNKNOWN,
+    UNREACHED,
+    no_webhooks_answer,
+    webhooks_answer,
+)
 from ._raw import RawClient
+from ._receiver import FAIL, OK, Arrival, Receiver
+from ._stats import spread
 from ._target import Target
 
-# What each mode of the receiver answers.
-OK, FAIL = "ok", "fail"
 SENDER = "q9-user"
 OTHER = "q9-other"
-# Seconds a receiver's socket waits on a stalled sender.
-RECEIVER_TIMEOUT = 10.0
 # How much of a delivery body the evidence keeps.
 BODY_CHARS = 400
-
-
-@dataclass(slots=True, kw_only=True)
-class Arrival:
-    """One delivery as the receiver saw it."""
-
-    mono: float
-    wall: float
-    mode: str
-    body: bytes
-    signature: str | None
-    event: Any = None  # the verified WebhookEvent, or None
-    verified: bool | None = None  # None: no secret to check with
-    problem: str = ""
-
-
-class Receiver:
-    """A loopback HTTP server that records deliveries; ``/ok/...`` answers 200, ``/fail/...``
-    500. A context manager: the thread stops on exit."""
-
-    def __init__(self, secret: str) -> None:
-        self.secret = secret
-        self.arrivals: list[Arrival] = []
-        self._lock = threading.Lock()
-        self._arrived = threading.Condition(self._lock)
-        receiver = self
-
-        class Handler(BaseHTTPRequestHandler):
-            timeout = RECEIVER_TIMEOUT
-
-            def do_POST(self) -> None:
-                length = int(self.headers.get("Content-Length") or 0)
-                body = self.rfile.read(length)
-                mode = FAIL if self.path.startswith("/fail") else OK
-                receiver._take(body, self.headers.get("X-Honcho-Signature"), mode)
-                self.send_response(500 if mode == FAIL else 200)
-                self.send_header("Content-Length", "0")
-                self.end_headers()
-
-            def log_message(self, format: str, *args: Any) -> None:
-                return None
-
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self._server.daemon_threads = True
-        self.port = int(self._server.server_address[1])
-        self._thread = threading.Thread(
-            target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
-        )
-        self._thread.start()
-
-    def url(self, mode: str, tag: str) -> str:
-        return f"http://localhost:{self.port}/{mode}/{tag}"
-
-    def _take(self, body: bytes, signature: str | None, mode: str) -> None:
-        arrival = Arrival(
-            mono=time.monotonic(), wall=time.time(), mode=mode, body=body, signature=signature
-        )
-        try:
-            if self.secret:
-                arrival.event = verify(body, signature, self.secret)
-                arrival.verified = True
-            else:  # nothing to check with: read it unverified (``verified`` stays None)
-                arrival.event = read_event(json.loads(body))
-        except (WebhookError, ValueError, RecursionError) as exc:
-            arrival.verified = False if self.secret else None
-            arrival.problem = str(exc)
-        with self._arrived:
-            self.arrivals.append(arrival)
-            self._arrived.notify_all()
-
-    def snapshot(self) -> list[Arrival]:
-        with self._lock:
-            return list(self.arrivals)
-
-    def wait_new(self, seen: int, timeout: float) -> None:
-        """Until more than ``seen`` arrivals are recorded, or ``timeout`` seconds."""
-        with self._arrived:
-            self._arrived.wait_for(lambda: len(self.arrivals) > seen, timeout=max(timeout, 0))
-
-    def __enter__(self) -> Receiver:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self._server.shutdown()
-        self._server.server_close()
-        self._thread.join(timeout=2.0)
 
 
 # Each later wait's bound once no delivery has reached the receiver.
@@ -145,13 +65,6 @@ PROBE_POLL = 0.5
 # Seconds the probe's work must have been finished, with no delivery, before the wait ends
 # early as "unreached" (the queue.empty is posted right after the work is done).
 PROBE_GRACE = 5.0
-
-# What became of the test event (the ``outcome`` of its table row).
-DELIVERED = "delivered"
-LOST = "lost"  # the probe's queue.empty came, the test event never did
-BEHIND = "behind"  # neither came; the probe's work is still queued at the bound
-UNREACHED = "unreached"  # the probe's work was done, yet no delivery came
-UNKNOWN = "unknown"  # neither came, and the queue could not be read
 
 
 def probe_webhooks(
@@ -191,10 +104,7 @@ def probe_webhooks(
         )
         trace.raw("list endpoints", raw, "GET", path)
         if made is None or made.status not in (200, 201):
-            finding.answer = (
-                f"Registering a webhook endpoint answered {made.status if made else None}: "
-                "this server takes no webhooks, so push cannot replace polling here."
-            )
+            finding.answer = no_webhooks_answer(made.status if made else None)
             return finding
         test_s, outcome = _test_event(finding, receiver, client, raw, wait_bound)
         if outcome not in (DELIVERED, LOST):
@@ -224,7 +134,7 @@ def probe_webhooks(
         _failure(finding, receiver, client, raw, message_chars, wait_bound, poll, settle, watch)
         _payload(finding, receiver, made.status, again.status if again else None)
         finding.tables["stats"] = trial_stats(rows)
-        finding.answer = answer(finding, config, test_s, bool(secret), poll, outcome)
+        finding.answer = webhooks_answer(finding, config, test_s, bool(secret), poll, outcome)
     return finding
 
 
@@ -441,12 +351,6 @@ def _minus(a: float | None, b: float | None) -> float | None:
     return None if a is None or b is None else round(a - b, 3)
 
 
-def _p90(values: list[float]) -> float:
-    if len(values) == 1:
-        return values[0]
-    return statistics.quantiles(values, n=10, method="inclusive")[8]
-
-
 def trial_stats(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """n, median, p90, min and max of each delay the trials measured."""
     out = []
@@ -458,18 +362,8 @@ def trial_stats(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
         "drained_seen_s",
         "last_conclusion_seen_s",
     ):
-        got = sorted(r[name] for r in rows if r.get(name) is not None)
-        out.append(
-            {
-                "measure": name,
-                "n": len(got),
-                "of": len(rows),
-                "median_s": round(statistics.median(got), 3) if got else None,
-                "p90_s": round(_p90(got), 3) if got else None,
-                "min_s": got[0] if got else None,
-                "max_s": got[-1] if got else None,
-            }
-        )
+        got = [r[name] for r in rows if r.get(name) is not None]
+        out.append({"measure": name, "n": len(got), "of": len(rows), **spread(got)})
     return out
 
 
@@ -556,9 +450,9 @@ def _failure(
             break
         receiver.wait_new(len(receiver.snapshot()), poll)
     time.sleep(settle)
-    late: list[bytes] = []
-    with _Listener(down_port, late):
+    with Receiver(receiver.secret, port=down_port) as back:
         time.sleep(watch)
+    late = back.snapshot()
     arrivals = receiver.snapshot()[seen:]
     rows = finding.table("failure")
     for mode, name in ((OK, "answers 200"), (FAIL, "answers 500")):
@@ -579,37 +473,6 @@ def _failure(
             "watched_s": watch,
         }
     )
-
-
-class _Listener:
-    """Listens on ``port`` for the ``with`` block; any POST body it gets goes into ``got``."""
-
-    def __init__(self, port: int, got: list[bytes]) -> None:
-        class Handler(BaseHTTPRequestHandler):
-            timeout = RECEIVER_TIMEOUT
-
-            def do_POST(self) -> None:
-                got.append(self.rfile.read(int(self.headers.get("Content-Length") or 0)))
-                self.send_response(200)
-                self.send_header("Content-Length", "0")
-                self.end_headers()
-
-            def log_message(self, format: str, *args: Any) -> None:
-                return None
-
-        self._server = ThreadingHTTPServer(("127.0.0.1", port), Handler)
-        self._server.daemon_threads = True
-        self._thread = threading.Thread(
-            target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
-        )
-
-    def __enter__(self) -> None:
-        self._thread.start()
-
-    def __exit__(self, *exc: object) -> None:
-        self._server.shutdown()
-        self._server.server_close()
-        self._thread.join(timeout=2.0)
 
 
 # -- what the deliveries held ------------------------------------------------------------------
@@ -642,116 +505,3 @@ def _payload(finding: Finding, receiver: Receiver, made: int, again: int | None)
             "message_text_in_a_body": any(b"q9 q9-" in a.body for a in arrivals),
         }
     )
-
-
-def answer(
-    finding: Finding,
-    config: DeriverConfig,
-    test_s: float | None,
-    checked: bool,
-    poll_s: float,
-    outcome: str = DELIVERED,
-) -> str:
-    rows = finding.tables.get("trials", [])
-    got = [r for r in rows if r["event"]]
-    stats = {s["measure"]: s for s in finding.tables.get("stats", [])}
-
-    def span(name: str) -> str:
-        s = stats.get(name)
-        if not s or not s["n"]:
-            return "n/a"
-        return f"median {s['median_s']:.2f}s, p90 {s['p90_s']:.2f}s"
-
-    complete = sum(1 for r in got if r["complete_at_event"])
-    once = sum(1 for r in got if r["events_for_session"] == 1)
-    units = sorted(
-        {
-            f"{g['queue_type']} (observer {_shown(g['observer'])}, "
-            f"observed {_shown(g['observed'])})"
-            for g in finding.tables.get("granularity", [])
-        }
-    )
-    fails = {
-        (f["receiver"], f["event"]): f["deliveries"] for f in finding.tables.get("failure", [])
-    }
-    keys = sorted({f"{p['type']}: {p['data_keys']}" for p in finding.tables.get("payloads", [])})
-    reg = (finding.tables.get("registration") or [{}])[0]
-    signed = (
-        f"signatures: {reg.get('bad_signatures', 0)} bad"
-        if checked
-        else "signatures not checked (no secret)"
-    )
-    fail_500 = fails.get(("answers 500", "queue.empty"), 0) + fails.get(
-        ("answers 500", "test.event"), 0
-    )
-    down = fails.get(("down, back after the events", "any"), 0)
-    dependable = bool(rows) and len(got) == len(rows) and complete == len(got)
-    verdict = (
-        "push is a dependable wake-up, but not a replacement: a missed delivery is never sent "
-        "again, so keep queue_status as the check (poll once on the event and at a bound)"
-        if dependable
-        else "push is not dependable here: keep polling queue_status"
-    )
-    waited = (finding.tables.get("test_event") or [{}])[0].get("waited_s")
-    if test_s is None and not got and outcome == BEHIND:
-        verdict = (
-            f"no delivery was due yet: a probe queued right after the test event was still "
-            f"waiting in the deriver's queue after {_shown_s(waited)} (the deriver is behind, "
-            "or holds it in a batch), so this is not a lost event; push was not measured "
-            "here: run again when the server's queue is short, and keep polling queue_status"
-        )
-    elif test_s is None and not got:
-        verdict = (
-            f"no delivery reached this run's receiver (not even the test event; the deriver "
-            f"finished a probe queued after it within {_shown_s(waited)}): the server cannot "
-            "reach http://localhost on this machine (run from the server's own host) or has "
-            "no webhook secret to sign with, so push was not measured here; keep polling "
-            "queue_status"
-        )
-    size = rows[0]["messages"] if rows else 0
-    test = f"{test_s:.2f}s" if test_s is not None else _NOT_DELIVERED.get(outcome, outcome)
-    parts = [
-        f"queue.empty arrived in {len(got)}/{len(rows)} trials of a {size}-message sync "
-        f"({span('event_after_sync_s')} after the sync; "
-        f"{span('event_after_last_conclusion_created_s')} after the last conclusion was "
-        f"created; polling every {poll_s}s saw the queue drained {span('drained_seen_s')}, "
-        f"and the event came {span('event_after_drained_seen_s')} after that)",
-        f"every conclusion was readable at the event in {complete}/{len(got)}",
-        f"one event per single-sender session in {once}/{len(got)}",
-        "a two-sender session of a summary's length gave one per work unit: "
-        + (", ".join(units) or "none"),
-        f"data holds ids only ({'; '.join(keys) or 'nothing'}; message text in any body: "
-        f"{_yes_no(reg.get('message_text_in_a_body'))})",
-        f"test.event after {test}",
-        f"a receiver answering 500 got {fail_500} deliveries for 2 events and one that was "
-        f"down got {down} once back (no retry)",
-        signed,
-        f"Deriver as told: {config.describe()}",
-    ]
-    return "; ".join(parts) + f". Verdict: {verdict}."
-
-
-# How the answer says what became of a test event that did not come.
-_NOT_DELIVERED = {
-    LOST: "never (lost: a probe queued after it was delivered)",
-    BEHIND: "not yet (the deriver had not reached it)",
-    UNREACHED: "never (no delivery reached the receiver)",
-    UNKNOWN: "not seen (the queue could not be read)",
-}
-
-
-def _shown_s(seconds: object) -> str:
-    return f"{seconds:g}s" if isinstance(seconds, (int, float)) else "the bound"
-
-
-def _shown(value: object) -> str:
-    """An event field as a reader of the answer takes it: JSON, and 3.0.12's summary events,
-    which send the text of Python's None where the others send null, said in words (the
-    events table keeps the exact value)."""
-    if value == "None":
-        return "the placeholder text of a missing id, not null"
-    return json.dumps(value)
-
-
-def _yes_no(value: object) -> str:
-    return "n/a" if value is None else ("yes" if value else "no")

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import quote, urlsplit
 
-from .. import Client
+from roncho import Client
 
 # How much of a body the evidence keeps (the client keeps 4 KiB of error bodies too).
 BODY_EXCERPT = 4096

@@ -11,7 +11,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from .. import Client, ConclusionCreate, MessageCreate, RonchoError
+from roncho import Client, ConclusionCreate, MessageCreate, RonchoError
+
 from ._finding import Finding, wait_until
 from ._raw import status_word
 from ._target import Target
@@ -37,9 +38,10 @@ def probe_deletion(target: Target, prefix: str, *, wait_bound: float, poll: floa
 
         meta = trace.call(
             "edit metadata",
-            "PUT",
-            msg_path,
-            lambda: client.update_message_metadata(SESSION, first.id, {"edited": True}),
+            client.update_message_metadata,
+            SESSION,
+            first.id,
+            {"edited": True},
             describe=lambda m: json.dumps({"metadata": m.metadata, "content": m.content}),
         )
         edits.append(

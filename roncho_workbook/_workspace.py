@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from .. import MessageCreate
+from roncho import MessageCreate
+
 from ._finding import Finding, wait_until
 from ._raw import RawClient, said, status_word
 from ._target import Target

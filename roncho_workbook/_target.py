@@ -16,7 +16,8 @@ from datetime import UTC, datetime
 from typing import Any
 from urllib.parse import urlsplit
 
-from .. import Client, ConfigError, RonchoError, StatusError, scratch_workspace
+from roncho import Client, ConfigError, RonchoError, StatusError, scratch_workspace
+
 from ._raw import RawClient
 
 EMULATOR_LABEL = "emulator"
@@ -173,7 +174,7 @@ def open_target(
             read_timeout=read_timeout,
         )
         return
-    from ..testing import FakeHoncho  # only when asked for: the emulator is optional
+    from roncho.testing import FakeHoncho  # only when asked for: the emulator is optional
 
     with FakeHoncho(**options) as fake:
         yield Target(

@@ -11,7 +11,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from .. import MessageCreate
+from roncho import MessageCreate
+
 from ._finding import Finding
 from ._raw import said
 from ._target import Target

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from .. import MessageCreate, UnauthorizedError
+from roncho import MessageCreate, UnauthorizedError
+
 from ._finding import Finding, fmt_status
 from ._raw import RawClient, said
 from ._target import Target

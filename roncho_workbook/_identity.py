@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from .. import Client, RonchoError, UnauthorizedError
+from roncho import Client, RonchoError, UnauthorizedError
 
 MANIFEST = "manifest.json"
 # A workspace id for the read-only calls that name none; never written to.
