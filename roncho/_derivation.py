@@ -32,9 +32,12 @@ __all__ = [
     "Read",
 ]
 
-# How late an age gate may open and still count as batching: the deriver looks for work
-# every second at first and backs off to 30 s when it finds none (Honcho's defaults).
-AGE_GATE_SLACK: Final = 30.0
+# The longest a deriver may sleep between two looks for work, with Honcho's defaults: it
+# backs off to DERIVER_POLLING_SLEEP_MAX_INTERVAL_SECONDS (30 s) when it finds none, and
+# scatters each sleep by DERIVER_POLLING_JITTER_RATIO (0.5), so up to 45 s. An age gate that
+# opens later than that past its time, or a batch over the token gate not taken by then, is
+# not waiting for a gate.
+DEFAULT_DERIVER_LOOK: Final = 45.0
 
 DerivationState = Literal["done", "nothing_queued", "batching", "waiting", "still_working"]
 
@@ -45,14 +48,19 @@ class DeriverGates(Record):
     The defaults are Honcho's own: no flush, a batch per (session, sender) released at
     512 tokens (``DERIVER_REPRESENTATION_BATCH_WORK_UNIT_TARGET_TOKENS``) or once its oldest
     message is 1800 s old (``DERIVER_REPRESENTATION_BATCH_MAX_AGE_SECONDS``). None turns a
-    gate off. With ``flush=True`` every message is released at once.
+    gate off. With ``flush=True`` every message is released at once. ``deriver_look`` is
+    the longest the deriver may sleep between two looks for work
+    (``DERIVER_POLLING_SLEEP_MAX_INTERVAL_SECONDS`` times 1 + ``DERIVER_POLLING_JITTER_RATIO``:
+    45 s with Honcho's defaults): work pending that long with nothing in progress is held
+    by a gate, not waiting for a look.
     """
 
-    __slots__ = ("flush", "batch_tokens", "batch_max_age")
+    __slots__ = ("flush", "batch_tokens", "batch_max_age", "deriver_look")
 
     flush: bool
     batch_tokens: int | None
     batch_max_age: float | None
+    deriver_look: float
 
     def __init__(
         self,
@@ -60,6 +68,7 @@ class DeriverGates(Record):
         flush: bool = False,
         batch_tokens: int | None = 512,
         batch_max_age: float | None = 1800.0,
+        deriver_look: float = DEFAULT_DERIVER_LOOK,
     ) -> None:
         if not isinstance(flush, bool):
             raise ConfigError("gates.flush must be True or False")
@@ -69,9 +78,11 @@ class DeriverGates(Record):
         if tokens is not None and tokens < 1:
             raise ConfigError(f"gates.batch_tokens must be at least 1 (None: off), got {tokens}")
         age = None if batch_max_age is None else check_timeout(batch_max_age, "gates.batch_max_age")
+        look = check_timeout(deriver_look, "gates.deriver_look")
         store(self, "flush", flush)
         store(self, "batch_tokens", tokens)
         store(self, "batch_max_age", age)
+        store(self, "deriver_look", look)
 
     def describe(self) -> str:
         """The gates in words, as an outcome names them."""
@@ -94,8 +105,10 @@ class DerivationOutcome(Record):
       period showed none of the session's items pending or in progress;
     - ``"nothing_queued"``: no new item appeared within the grace period (a sender whose
       ``observe_me`` is false, reasoning turned off, or an enqueue slower than the grace);
-    - ``"batching"``: the bound came with the work pending and nothing in progress anywhere
-      in the workspace during the wait, and the caller said (``gates``) the deriver batches;
+    - ``"batching"``: the work is pending with nothing in progress anywhere in the workspace
+      during the wait, and the caller said (``gates``) the deriver batches; said at the
+      bound, or as soon as the work has waited a whole deriver look (``gates.deriver_look``)
+      while the age gate cannot open before the bound (``released_by`` says when it will);
     - ``"waiting"``: the bound came with the work pending and none of the session's in
       progress, where batching cannot be told from a backlog the queue does not show (other
       sessions', other workspaces', deletions); ``workspace_in_progress`` says what it saw;
@@ -116,6 +129,7 @@ class DerivationOutcome(Record):
         "elapsed",
         "reads",
         "gates",
+        "released_by",
     )
 
     state: DerivationState
@@ -132,6 +146,10 @@ class DerivationOutcome(Record):
     elapsed: float
     reads: int
     gates: DeriverGates | None
+    released_by: float | None
+    """For ``batching``: by when the age gate releases the batch at the latest, in seconds
+    from the wait's start (the wait takes the sync's messages to be as old as itself); None
+    without an age gate, or in any other state."""
 
     def __init__(
         self,
@@ -147,6 +165,7 @@ class DerivationOutcome(Record):
         elapsed: float,
         reads: int,
         gates: DeriverGates | None = None,
+        released_by: float | None = None,
     ) -> None:
         store(self, "state", state)
         store(self, "session_id", session_id)
@@ -159,6 +178,7 @@ class DerivationOutcome(Record):
         store(self, "elapsed", elapsed)
         store(self, "reads", reads)
         store(self, "gates", gates)
+        store(self, "released_by", released_by)
 
     @property
     def done(self) -> bool:
@@ -191,9 +211,14 @@ class DerivationOutcome(Record):
         )
         if self.state == "batching":
             gates = self.gates.describe() if self.gates is not None else "the deriver batches"
+            release = (
+                ""
+                if self.released_by is None
+                else f"; the age gate releases it by {self.released_by:.0f} s from the wait's start"
+            )
             return (
                 f"batching after {self.elapsed:.2f} s: {where} has {counts}{seen}, "
-                f"nothing in progress in the workspace; {gates}"
+                f"nothing in progress in the workspace; {gates}{release}"
             )
         return (
             f"waiting after {self.elapsed:.2f} s: {where} has {counts}{seen}{elsewhere}; "
@@ -297,6 +322,8 @@ class DerivationWait:
                 return self._outcome("nothing_queued", now)
             if _outstanding(last) == 0:
                 return self._outcome("done", now)
+            if self._held_past_the_bound(now):
+                return self._outcome("batching", now)
         if self.out_of_time or now >= self.ends:
             return self._at_bound(now)
         if self.want_workspace:
@@ -367,8 +394,35 @@ class DerivationWait:
         if gates.batch_max_age is None or self.last_asked is None:
             return True
         # Past its age gate (and the deriver's slowest look), a batch is not waiting for it.
-        overdue = self.first_seen + gates.batch_max_age + AGE_GATE_SLACK
+        overdue = self.first_seen + gates.batch_max_age + gates.deriver_look
         return self.last_asked <= overdue
+
+    def _held_past_the_bound(self, now: float) -> bool:
+        """Whether the work is held by a gate that cannot open before the bound, so waiting
+        on to the bound would only spend the caller's time.
+
+        It is once the work was seen, and stayed, pending with nothing in progress in the
+        workspace for a whole deriver look (a batch over the token gate is taken by then),
+        the last session read and the workspace read after it agree, and the age gate opens
+        after the bound. Work already pending in ``since`` may be older than the wait, so
+        its age gate cannot be placed: then only the bound decides, as before.
+        """
+        gates, last, first_seen = self.gates, self.last, self.first_seen
+        if gates is None or last is None or first_seen is None or self.last_asked is None:
+            return False
+        if _outstanding(self.since) > 0 or self.want_workspace or not self._batching():
+            return False
+        if last.pending_work_units == 0 or last.in_progress_work_units > 0:
+            return False
+        if self.last_asked < first_seen + gates.deriver_look:
+            return False
+        return gates.batch_max_age is None or self.started + gates.batch_max_age > self.ends
+
+    def _released_by(self) -> float | None:
+        gates, first_seen = self.gates, self.first_seen
+        if gates is None or gates.batch_max_age is None or first_seen is None:
+            return None
+        return first_seen - self.started + gates.batch_max_age + gates.deriver_look
 
     def _outcome(self, state: DerivationState, now: float) -> DerivationOutcome:
         last = self.last if self.last is not None else self.since
@@ -384,6 +438,7 @@ class DerivationWait:
             elapsed=max(0.0, now - self.started),
             reads=self.reads,
             gates=self.gates,
+            released_by=self._released_by() if state == "batching" else None,
         )
 
 

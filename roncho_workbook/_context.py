@@ -9,7 +9,10 @@ nothing). Through the public client only:
    watcher thread reads the session's summaries every ``poll`` seconds. For every summary
    seen: which message it ends at (so after how many messages it was written) and how long
    after that message's sync it was first listed. Once a wait does not end ``done`` (a
-   deriver that batches), the remaining turns are synced without waiting. Then ``trials``
+   deriver that batches), the remaining turns are synced without waiting for derivation,
+   but at each message where Honcho's defaults make a summary due the sync pauses (bounded)
+   until that summary is listed, so the summaries are timed as when every turn is waited
+   for (summaries are not held by the deriver's gates). Then ``trials``
    more sessions get 60 messages in one sync each, and are read for their long summary,
    which 3.0.12 can lose (`_prose.LOST_LONG`).
 2. **budgets**: ``get_session_context(tokens=N)`` for each N, with the summary, without it
@@ -17,7 +20,9 @@ nothing). Through the public client only:
    the summary's against N.
 3. **presence**: after ``wait_for_derivation``, the representation and card in the context
    of the observed peer and of the ``observe_me: false`` one; after a ``card_refresh`` and an
-   ``omni`` dream; and, as the control, after ``set_peer_card``.
+   ``omni`` dream; and, as the control, after ``set_peer_card``. Where the deriver holds the
+   session's work in a batch, one message of the owner's that passes the token gate, in a
+   session of its own, is derived first (``release``), so "after derivation" means that.
 4. **perspective**: the owner's context with no ``peer_perspective``, the assistant's (who
    observes others) and the bystander's (who does not).
 
@@ -32,6 +37,7 @@ import threading
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 from roncho import (
@@ -49,7 +55,7 @@ from roncho import (
 )
 
 from ._deriver_config import DeriverConfig
-from ._finding import Finding
+from ._finding import Finding, sample_text, wait_until
 from ._prose import (
     CANNED_PREFIX,
     DEFAULT_EVERY,
@@ -74,6 +80,9 @@ class _Seen:
 
     first: dict[tuple[str, str], float] = field(default_factory=dict)
     records: dict[tuple[str, str], Summary] = field(default_factory=dict)
+
+    def has(self, kind: str, message_ids: Sequence[str]) -> bool:
+        return any((kind, message_id) in self.first for message_id in message_ids)
 
     def look(self, summaries: Summaries | None) -> None:
         now = time.monotonic()
@@ -160,7 +169,7 @@ def probe_context(
         seen = _Seen()
         wait = _Wait(client, config, wait_bound=wait_bound, poll=poll, grace=grace)
         with _Watcher(client, seen, poll):
-            synced = _sync(finding, client, wait, messages)
+            synced = _sync(finding, client, wait, messages, seen, poll)
             # The whole sync, once more: the last word on whether derivation caught up.
             outcome = wait.until_done(before)
         trace.call("read the summaries", client.get_session_summaries, SESSION)
@@ -177,6 +186,8 @@ def probe_context(
             }
         )
         _budgets(finding, client, budgets)
+        if not outcome.done and config.batching:
+            _release(finding, client, wait, config)
         presence = finding.table("presence")
         presence.append(_presence(finding, client, "observed peer, after derivation", OWNER))
         presence.append(
@@ -207,9 +218,11 @@ class _Wait:
         self._client = client
         self._gates = DeriverGates(
             flush=config.flush,
-            batch_tokens=config.token_gate,
+            batch_tokens=config.token_gate if config.token_gate > 0 else None,
             batch_max_age=config.age_gate if config.age_gate > 0 else None,
+            deriver_look=config.prompt,
         )
+        self.bound = wait_bound
         self._bound, self._poll = wait_bound, poll
         self._grace = min(grace, wait_bound / 2)
         self.outcomes: list[DerivationOutcome] = []
@@ -235,9 +248,13 @@ class _Wait:
         )
 
 
-def _sync(finding: Finding, client: Client, wait: _Wait, messages: int) -> dict[str, _Synced]:
+def _sync(
+    finding: Finding, client: Client, wait: _Wait, messages: int, seen: _Seen, poll: float
+) -> dict[str, _Synced]:
     """Sync ``messages`` messages a turn (two) at a time, each turn waited for; each
-    message's place and sync time by its id."""
+    message's place and sync time by its id. A turn not waited for that ends where a short
+    summary is due (Honcho's defaults) waits until the watcher has listed it, within the
+    wait's bound: turns synced back to back would replace a summary before it is seen."""
     synced: dict[str, _Synced] = {}
     for start in range(0, messages, 2):
         turn = start // 2
@@ -260,6 +277,10 @@ def _sync(finding: Finding, client: Client, wait: _Wait, messages: int) -> dict[
                 position=start + offset + 1, returned=returned, created_at=message.created_at
             )
         wait.after_turn(mark)
+        ended = start + len(made)
+        if mark is None and ended // DEFAULT_EVERY["short"] > start // DEFAULT_EVERY["short"]:
+            due = partial(seen.has, "short", [message.id for message in made])
+            wait_until(due, bound=wait.bound, interval=poll)
     return synced
 
 
@@ -452,9 +473,30 @@ def _perspective(finding: Finding, client: Client) -> None:
 
 
 # -- dreams --------------------------------------------------------------------------------------
+RELEASE_SESSION = "q10-release"
+
+
+def _release(finding: Finding, client: Client, wait: _Wait, config: DeriverConfig) -> None:
+    """The deriver holds the session's work in a batch: one message of the owner's that
+    passes the token gate, in a session of its own (the main session's messages and budgets
+    stay as they are), derived and waited for, so the owner has a representation."""
+    client.get_or_create_session(RELEASE_SESSION, peers={OWNER: SessionPeerConfig()})
+    mark = client.queue_status(session_id=RELEASE_SESSION)
+    count, chars = config.sync_shape(1, 0)
+    client.add_messages(
+        RELEASE_SESSION,
+        [MessageCreate(OWNER, sample_text(chars, f"q10 release {i}") + ".") for i in range(count)],
+    )
+    outcome = wait.until_done(mark, RELEASE_SESSION)
+    finding.table("release").append(
+        {"messages": count, "chars": chars, "wait": outcome.state, "said": str(outcome)}
+    )
+
+
 def _dreams(finding: Finding, client: Client, bound: float, poll: float, grace: float) -> None:
     """Schedule a card_refresh and an omni dream of the owner; wait (bounded) until the
-    workspace's queue shows them done, or shows nothing new within ``grace`` seconds."""
+    workspace's queue shows them done, or shows nothing new within ``grace`` seconds. Work
+    a batching deriver holds stays pending throughout: only the dreams' own is waited for."""
     mark = client.queue_status()
     rows = finding.table("dreams")
     accepted = []
@@ -478,16 +520,19 @@ def _dreams(finding: Finding, client: Client, bound: float, poll: float, grace: 
     started = time.monotonic()
     state, waited = "not scheduled", 0.0
     if any(accepted):
-        state, waited = _wait_dreams(client, mark.total_work_units, bound, poll, grace, started)
+        state, waited = _wait_dreams(client, mark, bound, poll, grace, started)
     for row in rows:
         row["queue"] = state if row["accepted"] else "not scheduled"
         row["waited_s"] = round(waited, 3)
 
 
 def _wait_dreams(
-    client: Client, mark: int, bound: float, poll: float, grace: float, started: float
+    client: Client, mark: QueueStatus, bound: float, poll: float, grace: float, started: float
 ) -> tuple[str, float]:
-    """``done``, ``nothing queued`` or ``still open``, and the seconds waited."""
+    """``done``, ``nothing queued`` or ``still open``, and the seconds waited. The dreams'
+    items are done when the workspace has no more work outstanding than at ``mark`` (work
+    held in a batch then stays pending) and none in progress."""
+    held = mark.pending_work_units + mark.in_progress_work_units
     appeared = False
     while True:
         elapsed = time.monotonic() - started
@@ -496,8 +541,10 @@ def _wait_dreams(
         except RonchoError:
             status = None
         if status is not None:
-            appeared = appeared or status.total_work_units > mark or not status.idle
-            if appeared and status.idle:
+            outstanding = status.pending_work_units + status.in_progress_work_units
+            appeared = appeared or status.total_work_units > mark.total_work_units
+            appeared = appeared or outstanding > held
+            if appeared and outstanding <= held and status.in_progress_work_units == 0:
                 return "done", elapsed
             if not appeared and elapsed >= grace:
                 return "nothing queued", elapsed

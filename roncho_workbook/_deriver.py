@@ -75,6 +75,10 @@ def measure_latency(
 ) -> Finding:
     """Run ``trials`` above-gate trials one by one, then ``trials`` below-gate ones together.
 
+    ``below_bound`` 0 (or less) sends no below-gate trial: with batching on such a message
+    waits for the age gate (Honcho's default: 30 minutes), which only a long run waits for;
+    the answer then says that class was bounded by the age gate and not waited for.
+
     Tables: ``latency`` (one row per trial, with the gate seen, the gates ``config`` allows
     and whether they agree), ``latency_stats`` (n, median, p90, min, max per size and gate)
     and ``queue_series`` (every poll).
@@ -85,25 +89,30 @@ def measure_latency(
     with target.scratch(prefix) as client:
         # A first message after a deriver start takes longer (cold imports): it is sent and
         # watched first, and counts in no class.
-        warm = _send(client, 0, "warm-up", ABOVE_GATE_CHARS, above_bound)
+        above_chars = max(ABOVE_GATE_CHARS, config.chars_to_pass())
+        warm = _send(client, 0, "warm-up", above_chars, above_bound)
         _poll([warm], poll)
         finding.table("warm_up").append(
             {"tokens": warm.tokens, "first_conclusion_s": warm.latency, "bound_s": warm.bound}
         )
         for n in range(trials):
-            watch = _send(client, n, "above", ABOVE_GATE_CHARS, above_bound)
+            watch = _send(client, n, "above", above_chars, above_bound)
             _poll([watch], poll)
             _record(finding, target, watch, config)
-        below = [_send(client, n, "below", BELOW_GATE_CHARS, below_bound) for n in range(trials)]
-        _poll(below, poll)
-        for watch in below:
-            _record(finding, target, watch, config)
+        if below_bound > 0:
+            below = [
+                _send(client, n, "below", BELOW_GATE_CHARS, below_bound) for n in range(trials)
+            ]
+            _poll(below, poll)
+            for watch in below:
+                _record(finding, target, watch, config)
     rows = finding.tables["latency"]
     finding.tables["latency_stats"] = latency_stats(rows)
     if any(r["check"] == INCONSISTENT for r in rows):
         finding.fits = fitting_settings(rows, config)
     finding.answer = deriver_latency_answer(
-        rows, config, warm_derived=warm.latency is not None, poll=poll
+        rows, config, warm_derived=warm.latency is not None, poll=poll,
+        below_waited=below_bound > 0,
     )
     return finding
 
@@ -311,12 +320,15 @@ def measure_switches(
     ``config`` (what the server's deriver was told to be) is named in the answer.
     """
     finding = Finding(question="Q3 derivation switches")
+    # Passes the gate the run was told (Honcho's 512 tokens by default).
+    chars = max(ABOVE_GATE_CHARS, config.chars_to_pass() if config is not None else 0)
     with (
         target.scratch(prefix) as client,
         target.scratch(prefix + "-off", configuration=OFF) as off,
     ):
         cases = [
-            _start_case(off if s.workspace_off else client, i, s) for i, s in enumerate(SWITCHES)
+            _start_case(off if s.workspace_off else client, i, s, chars)
+            for i, s in enumerate(SWITCHES)
         ]
         started = time.monotonic()
         control = cases[0]
@@ -343,14 +355,14 @@ def measure_switches(
     return finding
 
 
-def _start_case(client: Client, index: int, switch: Switch) -> dict[str, Any]:
+def _start_case(client: Client, index: int, switch: Switch, chars: int) -> dict[str, Any]:
     peer = f"q3-switch-{index}"
     session = f"q3-switch-{index}"
     client.get_or_create_peer(peer, configuration=switch.peer_config)
     client.get_or_create_session(
         session, peers={peer: switch.session_peer or {}}, configuration=switch.session_config
     )
-    content = sample_text(ABOVE_GATE_CHARS, f"switch-{index}")
+    content = sample_text(chars, f"switch-{index}")
     client.add_messages(
         session, [MessageCreate(peer, content, configuration=switch.message_config)]
     )

@@ -7,8 +7,15 @@ defaults when it was told nothing, or the emulator's own settings.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
+# Characters of sample text per token of the gate, for a sync that must pass it at once: the
+# sample text counts about 4.5 characters a token in o200k (the emulator's estimate: 4), so
+# 8 passes the gate with room to spare (4,096 characters for Honcho's 512 tokens).
+CHARS_PER_GATE_TOKEN = 8
+# The longest message a sync sends: Honcho refuses more than MAX_MESSAGE_SIZE (25,000).
+LONGEST_MESSAGE = 20_000
 # A release this much earlier than the age gate cannot be the age gate's doing: the server
 # dates a message before our POST returns, and the deriver polls on its own schedule.
 AGE_SLACK_SHARE = 0.1
@@ -58,6 +65,28 @@ class DeriverConfig:
         if tokens is not None and tokens >= self.token_gate:
             return ("tokens",)
         return ("age",) if self.age_gate > 0 else ("not released",)
+
+    @property
+    def batching(self) -> bool:
+        """Whether a sync below the token gate waits for the age gate (or for ever)."""
+        return not self.flush and self.token_gate > 0
+
+    def chars_to_pass(self) -> int:
+        """Characters one sender sends in one sync so its batch passes the token gate at
+        once, not at the age gate (0: nothing holds it: flush on, or no token gate)."""
+        return self.token_gate * CHARS_PER_GATE_TOKEN if self.batching else 0
+
+    def sync_shape(self, messages: int, chars: int, senders: int = 1) -> tuple[int, int]:
+        """``(messages, chars per message)`` for a sync of at least ``messages`` messages of
+        at least ``chars`` characters, from ``senders`` senders in turn, such that each
+        sender's share passes the token gate: a question that is not about the gates must
+        not wait for the age gate. Unchanged when nothing holds a batch."""
+        need = self.chars_to_pass()
+        if need == 0:
+            return messages, chars
+        count = max(messages, senders * math.ceil(need / LONGEST_MESSAGE))
+        per_sender = count // senders  # the fewest messages any one sender gets
+        return count, max(chars, math.ceil(need / max(per_sender, 1)))
 
     def before_age_gate(self, seconds: float) -> bool:
         """True when a release after ``seconds`` came too early to be the age gate's."""

@@ -127,14 +127,34 @@ def latency_answer(rows: list[dict[str, Any]], config: DeriverConfig) -> str:
 
 
 def deriver_latency_answer(
-    rows: list[dict[str, Any]], config: DeriverConfig, *, warm_derived: bool, poll: float
+    rows: list[dict[str, Any]],
+    config: DeriverConfig,
+    *,
+    warm_derived: bool,
+    poll: float,
+    below_waited: bool = True,
 ) -> str:
-    """Q3 latency's answer: `latency_answer`, then the warm-up message and the enqueue lag."""
+    """Q3 latency's answer: `latency_answer`, what was not waited for, then the warm-up
+    message and the enqueue lag."""
     warmed = "derived" if warm_derived else "not derived within its bound"
     # Only the trials sent one at a time: the below-gate ones are all sent before the first
     # poll, so their first sight is late by the sends after them.
     lag = enqueue_lag_clause([r for r in rows if r["size"] == "above"], poll)
-    return latency_answer(rows, config) + f" A warm-up message went first ({warmed}); {lag}."
+    return (
+        latency_answer(rows, config)
+        + ("" if below_waited else below_not_waited(config))
+        + f" A warm-up message went first ({warmed}); {lag}."
+    )
+
+
+def below_not_waited(config: DeriverConfig) -> str:
+    """What the answer says of the below-gate class a run did not wait for."""
+    gate = f"the age gate ({config.age_gate:g}s)" if config.age_gate > 0 else "no gate at all"
+    return (
+        f" Below the token gate: not measured: with batching on such a message waits for "
+        f"{gate}, which this run did not wait for (a setting, not a fault; "
+        f"`investigate.sh --long` waits for it)."
+    )
 
 
 # -- Q9: push instead of polling -------------------------------------------------------------
@@ -221,9 +241,13 @@ def webhooks_answer(
             "queue_status"
         )
     size = rows[0]["messages"] if rows else 0
+    chars = rows[0].get("chars") if rows else None
+    sized = f" of {chars} characters each" if chars else ""
+    if config.batching and chars:
+        sized += f", sized to pass the {config.token_gate}-token gate"
     test = f"{test_s:.2f}s" if test_s is not None else _NOT_DELIVERED.get(outcome, outcome)
     parts = [
-        f"queue.empty arrived in {len(got)}/{len(rows)} trials of a {size}-message sync "
+        f"queue.empty arrived in {len(got)}/{len(rows)} trials of a {size}-message sync{sized} "
         f"({span('event_after_sync_s')} after the sync; "
         f"{span('event_after_last_conclusion_created_s')} after the last conclusion was "
         f"created; polling every {poll_s}s saw the queue drained {span('drained_seen_s')}, "
@@ -456,6 +480,17 @@ def _derivation_words(row: dict[str, Any]) -> str:
     return f"Derivation: {said}; the whole sync: {row['whole_sync']}"
 
 
+def _release_words(finding: Finding) -> str:
+    release = (finding.tables.get("release") or [{}])[0]
+    if not release:
+        return ""
+    return (
+        f"; the deriver held that work in a batch, so before the presence reads one message "
+        f"of the owner's that passes the token gate ({release['chars']} characters) was "
+        f"synced in a session of its own and waited for: {release['wait']}"
+    )
+
+
 def context_answer(finding: Finding, config: DeriverConfig, messages: int, llm: str) -> str:
     """Q10's answer from its tables: summaries, budgets, presence, perspective, derivation,
     the deriver's settings and the LLM."""
@@ -465,7 +500,7 @@ def context_answer(finding: Finding, config: DeriverConfig, messages: int, llm: 
         budget_part(finding),
         presence_part(finding),
         perspective_part(finding),
-        _derivation_words(derivation),
+        _derivation_words(derivation) + _release_words(finding),
         config.settings(),
         "LLM: " + _llm_words(llm, _canned(finding)),
     ]

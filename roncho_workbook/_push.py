@@ -85,7 +85,9 @@ def probe_webhooks(
     """Run the whole Q9 probe; see the module docstring.
 
     ``secret`` is the server's WEBHOOK_SECRET (empty: signatures are not checked, and the
-    answer says so); ``config`` is the deriver as the run was told.
+    answer says so); ``config`` is the deriver as the run was told. Q9 is not about the
+    deriver's gates, so where it batches every sync (the probe's too) is sized to pass the
+    token gate (``DeriverConfig.sync_shape``): no wait here is for the age gate.
     """
     finding = Finding(question="Q9 webhooks: push instead of polling queue_status")
     trace = finding.trace
@@ -106,7 +108,9 @@ def probe_webhooks(
         if made is None or made.status not in (200, 201):
             finding.answer = no_webhooks_answer(made.status if made else None)
             return finding
-        test_s, outcome = _test_event(finding, receiver, client, raw, wait_bound)
+        probe_chars = config.sync_shape(1, 0)[1]
+        messages, message_chars = config.sync_shape(messages, message_chars)
+        test_s, outcome = _test_event(finding, receiver, client, raw, wait_bound, probe_chars)
         if outcome not in (DELIVERED, LOST):
             # No delivery reaches this receiver (the server is on another host or behind a
             # tunnel, or has no secret to sign with), or none is due yet (the deriver is
@@ -128,10 +132,15 @@ def probe_webhooks(
                     settle,
                 )
             )
+        summary_messages, summary_chars = config.sync_shape(summary_messages, message_chars, 2)
         _granularity(
-            finding, receiver, client, summary_messages, message_chars, wait_bound, poll, settle
+            finding, receiver, client, summary_messages, summary_chars, wait_bound, poll, settle
         )
-        _failure(finding, receiver, client, raw, message_chars, wait_bound, poll, settle, watch)
+        fail_messages, fail_chars = config.sync_shape(1, message_chars)
+        _failure(
+            finding, receiver, client, raw, fail_messages, fail_chars, wait_bound, poll, settle,
+            watch,
+        )  # fmt: skip
         _payload(finding, receiver, made.status, again.status if again else None)
         finding.tables["stats"] = trial_stats(rows)
         finding.answer = webhooks_answer(finding, config, test_s, bool(secret), poll, outcome)
@@ -152,13 +161,22 @@ def outcome_of_test_event(test_came: bool, probe_came: bool, probe_queued: bool 
 
 
 def _test_event(
-    finding: Finding, receiver: Receiver, client: Client, raw: RawClient, bound: float
+    finding: Finding,
+    receiver: Receiver,
+    client: Client,
+    raw: RawClient,
+    bound: float,
+    probe_chars: int = 0,
 ) -> tuple[float | None, str]:
-    """The test event's delay (None if it did not come) and its outcome."""
+    """The test event's delay (None if it did not come) and its outcome. The probe is
+    ``probe_chars`` long where a short one would wait in a batch."""
     seen = len(receiver.snapshot())
     started = time.monotonic()
     finding.trace.raw("trigger the test event", raw, "GET", raw.ws_path("webhooks", "test"))
-    client.add_messages(PROBE_SESSION, [MessageCreate(SENDER, "A probe after the test event.")])
+    probe = "A probe after the test event."
+    if probe_chars > len(probe):
+        probe = sample_text(probe_chars, "A probe after the test event") + "."
+    client.add_messages(PROBE_SESSION, [MessageCreate(SENDER, probe)])
 
     def is_test(a: Arrival) -> bool:
         return a.event is not None and a.event.type == "test.event"
@@ -331,6 +349,7 @@ def _trial(
     return {
         "trial": trial,
         "messages": messages,
+        "chars": chars,
         "event": event is not None,
         "events_for_session": len(events),
         "event_after_sync_s": event_s,
@@ -420,6 +439,7 @@ def _failure(
     receiver: Receiver,
     client: Client,
     raw: RawClient,
+    messages: int,
     chars: int,
     bound: float,
     poll: float,
@@ -437,7 +457,7 @@ def _failure(
     seen = len(receiver.snapshot())
     started = time.monotonic()
     session = "q9-fail"
-    _sync(client, session, 1, chars, (SENDER,))
+    _sync(client, session, messages, chars, (SENDER,))
     trace.raw("trigger the test event", raw, "GET", raw.ws_path("webhooks", "test"))
     # Both events at the good and the failing endpoint, then time for the attempt at the
     # closed port to end (the server posts to all endpoints at once, the emulator in turn);

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import platform
 import subprocess
@@ -79,11 +80,74 @@ PROMPT_WINDOW = 10.0
 KEY_NOT_RECORDED = "<not recorded>"
 
 
-def below_bound(age_gate: float, flush: bool, wait_bound: float) -> float:
-    """Seconds to watch below-gate messages: past the age gate with room for the deriver."""
-    if flush or age_gate <= 0:
+def below_bound(age_gate: float, flush: bool, wait_bound: float, long: bool = False) -> float:
+    """Seconds to watch Q3's below-gate messages: past the age gate with room for the
+    deriver; 0 (not sent, not waited for) where that is longer than every other wait of the
+    run and the run is not ``--long``, or where no age gate will ever release them."""
+    if flush:
         return wait_bound
-    return age_gate * 1.25 + 60.0
+    if age_gate <= 0:
+        return 0.0
+    bound = age_gate * 1.25 + 60.0
+    return bound if long or bound <= wait_bound else 0.0
+
+
+# What each notebook took on the kit's warm 3.0.12 with flush on (seconds, rounded up from
+# the runs in results/), for the estimate a run prints before it starts. The waits that the
+# deriver's settings add are reckoned from the settings the run was told (estimate_seconds).
+TYPICAL_SECONDS = {
+    "q1_auth": 10,
+    "q2_deletion": 15,
+    "q3_deriver_latency": 45,
+    "q3_derivation_switches": 50,
+    "q4_filters": 10,
+    "q5_provenance": 10,
+    "q6_workspace_delete": 10,
+    "q7_health": 10,
+    "q8_differences": 10,
+    "q9_webhooks": 90,
+    "q10_context": 70,
+}
+# Waits for the deriver, per notebook, that an open gate's batch adds when batching is on
+# (each takes up to the prompt window: the deriver's poll plus the work).
+BATCHED_WAITS = {"q3_deriver_latency": 11, "q3_derivation_switches": 1, "q9_webhooks": 14}
+
+
+def estimate_seconds(
+    notebooks: Iterable[str], flush: bool, prompt: float, below_wait: float
+) -> float:
+    """The run's length as the told settings make it: each notebook's typical time, plus a
+    prompt window per batched wait, plus Q3's below-gate wait when it is waited for."""
+    total = 0.0
+    for name in notebooks:
+        total += TYPICAL_SECONDS.get(name, 30)
+        if not flush:
+            total += BATCHED_WAITS.get(name, 0) * prompt
+        if name == "q3_deriver_latency" and not flush and below_wait > 0:
+            total += below_wait
+    return total
+
+
+def estimate_line(args: argparse.Namespace, given: dict[str, object]) -> str:
+    """What the run says before it starts: how long it should take, from what it was told."""
+    deriver = deriver_settings(args)
+    flush = bool(deriver["flush"])
+    prompt = float(args.prompt_window or PROMPT_WINDOW)
+    below = float(given.get("below_wait_bound") or 0)  # type: ignore[arg-type]
+    names = args.only or NOTEBOOKS
+    seconds = estimate_seconds(names, flush, prompt, below)
+    line = f"estimate: about {math.ceil(seconds / 60)} min for {len(names)} notebook(s)"
+    if "q3_deriver_latency" in names and not flush:
+        age = float(deriver["age_gate_seconds"])
+        if below > 0:
+            line += f", of which {below:g}s wait past the age gate for Q3's below-gate messages"
+        elif age > 0:
+            longer = age * 1.25 + 60.0
+            line += (
+                f"; Q3's below-gate messages are not waited for (the age gate is {age:g}s; "
+                f"--long waits for them, about {math.ceil(longer / 60)} min more)"
+            )
+    return line
 
 
 def deriver_label(flush: bool, age_gate: float, token_gate: int | None = None) -> str:
@@ -185,8 +249,16 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         "--below-wait-bound",
         type=float,
         metavar="SECONDS",
-        help="bound on Q3's below-gate trials (default: 1.25 x the age gate + 60 with batching "
-        "on, else --wait-bound)",
+        help="bound on Q3's below-gate trials, 0 to send none (default: 1.25 x the age gate + "
+        "60 with batching on where that is within --wait-bound or with --long, else none; "
+        "with flush on --wait-bound)",
+    )
+    add(
+        "--long",
+        action="store_true",
+        help="also wait past the age gate for Q3's below-gate messages, however long the "
+        f"gate (Honcho's default {HONCHO_AGE_GATE:g}s makes the run about 40 min longer) "
+        "(default: they are waited for only where that is no longer than --wait-bound)",
     )
     add(
         "--poll-interval",
@@ -255,6 +327,7 @@ def plan(args: argparse.Namespace, server: Any = None) -> tuple[str, dict[str, o
             float(deriver["age_gate_seconds"]),
             bool(deriver["flush"]),
             args.wait_bound or REAL_WAIT_BOUND,
+            long=args.long,
         )
     else:
         # The emulator is started with whatever the run asks for (else the notebook's own).
@@ -410,6 +483,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"run folder: {relative_out} ({where})", flush=True)
     if args.base_url:
         print(deriver_line(record["deriver"]), flush=True)
+        print(estimate_line(args, given), flush=True)
     _write_manifest(out, record)
 
     env_key = os.environ.pop(KEY_VARIABLE, None)
@@ -501,7 +575,20 @@ def run_notebook(
         (out / f"{name}{_lab.ANSWER_SUFFIX}").unlink(missing_ok=True)
         print(f"   FAILED ({failure})", flush=True)
     print(f"   {time.monotonic() - started:.1f}s", flush=True)
+    if not failure:
+        print(f"   {answer_line(out, name)}", flush=True)
     return failure
+
+
+def answer_line(out: Path, name: str) -> str:
+    """The notebook's answer, cut to one line, as the run goes (the whole is in its page)."""
+    import _lab
+
+    try:
+        record = json.loads((out / f"{name}{_lab.ANSWER_SUFFIX}").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return "answer: none written (results_dir empty?)"
+    return f"answer: {_one_line(str(record.get('answer', '')))}"
 
 
 def _execute(source: Path, output: str, parameters: dict[str, object], manager: type) -> str:

@@ -71,6 +71,24 @@ def test_batching_deriver_says_so_at_the_bound(make_client: Any) -> None:
         assert client.list_conclusions().total == 0
 
 
+def test_batching_deriver_said_early_when_its_age_gate_opens_after_the_deadline(
+    make_client: Any,
+) -> None:
+    """Told a deriver that looks every 0.3 s and an age gate of 30 minutes, a wait with a
+    long deadline says "batching" after a look, with when the gate will release it, instead
+    of spending its whole deadline."""
+    with FakeHoncho() as fake, make_client(fake.url, "w") as client:
+        since = _sync(client, "s1", ("alice", "I like green tea."))
+        gates = DeriverGates(deriver_look=0.3)
+        outcome = client.wait_for_derivation(
+            "s1", since=since, gates=gates, grace=0.2, interval=0.1, deadline=30
+        )
+        assert outcome.state == "batching" and outcome.pending == 1, str(outcome)
+        assert outcome.elapsed < 30 / 2, str(outcome)  # far from the deadline
+        assert outcome.released_by is not None and outcome.released_by >= 1800
+        assert "the age gate releases it by" in str(outcome)
+
+
 def test_batching_deriver_done_when_its_age_gate_opens(make_client: Any) -> None:
     with FakeHoncho(batch_max_age=1.0) as fake, make_client(fake.url, "w") as client:
         since = _sync(client, "s1", ("alice", "I like green tea."))

@@ -107,6 +107,32 @@ def test_q10_full_form_on_the_emulator() -> None:
     assert "None" not in said
 
 
+@pytest.mark.timeout(90)
+def test_q10_on_a_batching_deriver_waits_for_no_age_gate() -> None:
+    """Honcho's defaults (flush off, 512 tokens, 1800 s): the turns are below the gate, so
+    the first wait says "batching" after a deriver look and later turns are not waited for;
+    the summaries are still seen where they are due, a gate-passing message of the owner's
+    gives the presence reads a representation, and the dreams' wait ends on their own work."""
+    options = {"flush": False, "batch_tokens": 512, "batch_max_age": 1800.0, "deriver_delay": 0.01}
+    config = DeriverConfig(flush=False, age_gate=1800.0, token_gate=512, prompt=0.3)
+    with open_target(emulator_options=options) as target:
+        finding = probe_context(
+            target, PREFIX + "-b", config=config, messages=60, budgets=[400], wait_bound=10.0,
+            poll=0.02, grace=0.05,
+        )  # fmt: skip
+    assert sorted(r["after_messages"] for r in finding.tables["summaries"]) == [20, 40, 60, 60]
+    [derivation] = finding.tables["derivation"]
+    assert derivation["turns_done"] == 0 and derivation["whole_sync"] == "batching"
+    assert derivation["first_not_done"].startswith("batching after")
+    [release] = finding.tables["release"]
+    assert release["wait"] == "done" and release["chars"] >= 512 * 8
+    presence = {r["case"]: r for r in finding.tables["presence"]}
+    assert presence["observed peer, after derivation"]["representation"] is True
+    assert {d["queue"] for d in finding.tables["dreams"]} == {"nothing queued"}
+    assert "the short summary first after 20 messages (as Honcho's default 20" in finding.answer
+    assert "one message of the owner's that passes the token gate" in finding.answer
+
+
 @pytest.mark.timeout(60)
 def test_q10_short_form_says_the_long_summary_was_not_reached() -> None:
     finding = _probe(20, [100])

@@ -85,6 +85,45 @@ def test_q9_probe_on_the_emulator() -> None:
     assert (test["arrived"], test["outcome"]) == (True, DELIVERED)
 
 
+@pytest.mark.timeout(120)
+def test_q9_probe_on_a_batching_emulator_waits_for_no_age_gate() -> None:
+    """Honcho's defaults (flush off, 512 tokens, 1800 s): every sync of the probe is sized to
+    pass the token gate, so each event comes within the short bound, as with flush on."""
+    options = {
+        "webhook_secret": SECRET,
+        "flush": False,
+        "batch_tokens": 512,
+        "batch_max_age": 1800.0,
+        "deriver_delay": 0.02,
+    }
+    with open_target(emulator_options=options) as target:
+        finding = probe_webhooks(
+            target,
+            "roncho-q9batch",
+            secret=SECRET,
+            config=DeriverConfig(flush=False, age_gate=1800.0, token_gate=512),
+            trials=2,
+            messages=3,
+            message_chars=60,
+            summary_messages=20,
+            wait_bound=10.0,
+            poll=0.02,
+            settle=0.2,
+            watch=0.5,
+        )
+    trials = finding.tables["trials"]
+    assert [t["event"] for t in trials] == [True, True]
+    assert all(t["chars"] * t["messages"] >= 512 * 8 for t in trials)
+    [test] = finding.tables["test_event"]
+    assert (test["arrived"], test["outcome"]) == (True, DELIVERED)
+    units = sorted((g["queue_type"], g["observed"]) for g in finding.tables["granularity"])
+    assert ("representation", "q9-other") in units and ("representation", "q9-user") in units
+    failure = {(f["receiver"], f["event"]): f["deliveries"] for f in finding.tables["failure"]}
+    assert failure[("answers 200", "queue.empty")] == 1
+    assert "sized to pass the 512-token gate" in finding.answer
+    assert "Verdict: push is a dependable wake-up" in finding.answer
+
+
 def test_trial_stats_median_and_p90() -> None:
     rows = [{"event_after_sync_s": float(v)} for v in range(1, 11)]
     [first, *_] = trial_stats(rows)

@@ -257,6 +257,22 @@ def test_latency_shows_the_observer_filter_missing_message_work(target: Any) -> 
     assert below["gate"] == "not released" and below["check"].startswith("unsettled")
 
 
+def test_latency_without_the_long_wait_sends_no_below_gate_message_and_says_so(
+    target: Any,
+) -> None:
+    config = workbook.DeriverConfig(flush=False, age_gate=1800.0, token_gate=512)
+    finding = workbook.measure_latency(
+        target, "wb-lat0", trials=1, poll=0.02, above_bound=CALL_TIMEOUT, below_bound=0,
+        config=config,
+    )  # fmt: skip
+    assert [r["size"] for r in finding.tables["latency"]] == ["above"]
+    assert finding.tables["latency"][0]["check"] == "consistent"
+    assert "Below the token gate: not measured" in finding.answer
+    assert "the age gate (1800s), which this run did not wait for" in finding.answer
+    assert "a setting, not a fault" in finding.answer
+    assert _deriver.INCONSISTENT not in finding.answer
+
+
 def test_probe_cleans_up_its_scratch_workspace_even_when_it_fails(target: Any) -> None:
     admin = target.reader()
     with pytest.raises(RuntimeError), target.scratch("wb-fail") as client:
@@ -606,6 +622,58 @@ def test_runner_labels_a_run_with_the_deriver_settings_and_passes_them_on() -> N
     label, given = investigate.plan(investigate.parse_args(["--base-url", "http://h:8000"]), h)
     assert label == "h-8000-auth-on-version-unknown" and given["deriver_flush"] is False
     assert given["age_gate_seconds"] == 1800.0 and given["deriver_source"] == "assumed"
+
+
+def test_the_age_gate_is_waited_for_only_where_it_is_short_or_the_run_is_long() -> None:
+    """Told Honcho's defaults, Q3's below-gate messages would wait 2,310 s: not sent unless
+    --long. A short age gate (the kit's 30 s) stays within the run's bound: they are."""
+    investigate = _investigate()
+    h = workbook.ServerIdentity(host="h", port=8000, auth=False, version="3.0.12")
+    told = investigate.parse_args(["--base-url", "http://h:8000"])
+    _, given = investigate.plan(told, h)
+    assert given["below_wait_bound"] == 0.0
+    line = investigate.estimate_line(told, given)
+    assert "Q3's below-gate messages are not waited for (the age gate is 1800s" in line
+    assert "--long waits for them, about 39 min more" in line
+    minutes = int(line.split("about ")[1].split(" min")[0])
+    assert minutes <= 20, line  # the acceptance run's budget, from the told settings
+    long = investigate.parse_args(["--base-url", "http://h:8000", "--long"])
+    _, given = investigate.plan(long, h)
+    assert given["below_wait_bound"] == 1800 * 1.25 + 60
+    assert "2310s wait past the age gate" in investigate.estimate_line(long, given)
+    short = investigate.parse_args(
+        ["--base-url", "http://h:8000", "--deriver-flush", "off", "--age-gate", "30"]
+    )
+    _, given = investigate.plan(short, h)
+    assert given["below_wait_bound"] == 30 * 1.25 + 60
+    # No age gate: nothing will ever release them, so nothing is waited for.
+    never = investigate.parse_args(
+        ["--base-url", "http://h:8000", "--deriver-flush", "off", "--age-gate", "0"]
+    )
+    assert investigate.plan(never, h)[1]["below_wait_bound"] == 0.0
+    flush = investigate.parse_args(["--base-url", "http://h:8000", "--deriver-flush", "on"])
+    _, given = investigate.plan(flush, h)
+    assert given["below_wait_bound"] == investigate.REAL_WAIT_BOUND
+    assert "below-gate" not in investigate.estimate_line(flush, given)
+
+
+def test_a_sync_not_about_the_gates_is_sized_to_pass_the_token_gate() -> None:
+    batching = workbook.DeriverConfig(flush=False, age_gate=1800, token_gate=512)
+    assert batching.chars_to_pass() == 4096
+    # Q9's trial: 4 messages of 120 characters become 4 of 1,024 (4,096 from one sender).
+    assert batching.sync_shape(4, 120) == (4, 1024)
+    # Two senders in turn: each one's share passes the gate.
+    assert batching.sync_shape(20, 120, senders=2) == (20, 410)
+    # A large gate needs more messages than one may hold (Honcho refuses over 25,000).
+    large = workbook.DeriverConfig(flush=False, age_gate=0, token_gate=8000)
+    count, chars = large.sync_shape(1, 120)
+    assert count == 4 and chars == 16_000 and count * chars >= 8000 * 8
+    # Nothing holds a batch: the sync is as asked.
+    assert workbook.DeriverConfig(flush=True, age_gate=1800).sync_shape(4, 120) == (4, 120)
+    assert workbook.DeriverConfig(flush=False, age_gate=1800, token_gate=0).sync_shape(4, 1) == (
+        4,
+        1,
+    )
 
 
 def test_a_default_emulator_run_leaves_a_fresh_clone_clean(tmp_path: Path) -> None:

@@ -9,7 +9,7 @@ import pytest
 import roncho
 from roncho import DerivationOutcome, DeriverGates, QueueStatus
 from roncho._derivation import (
-    AGE_GATE_SLACK,
+    DEFAULT_DERIVER_LOOK,
     DerivationWait,
     Pause,
     Read,
@@ -181,11 +181,65 @@ def test_busy_elsewhere_once_during_the_wait_is_not_batching() -> None:
 
 def test_a_batch_past_its_age_gate_is_not_batching() -> None:
     gates = DeriverGates(batch_max_age=1.0)
-    deadline = 1.0 + AGE_GATE_SLACK + 5.0
+    deadline = 1.0 + DEFAULT_DERIVER_LOOK + 5.0
     outcome = Script([status(1, pending=1)], gates=gates, deadline=deadline, interval=1.0).run()
     assert outcome.state == "waiting"
-    outcome = Script([status(1, pending=1)], gates=gates, deadline=AGE_GATE_SLACK).run()
+    outcome = Script([status(1, pending=1)], gates=gates, deadline=DEFAULT_DERIVER_LOOK).run()
     assert outcome.state == "batching"
+
+
+def test_batching_is_said_early_when_the_age_gate_opens_after_the_bound() -> None:
+    """Told the gates, a wait does not spend its whole deadline on a batch that cannot be
+    released before it: once the work has been pending a whole deriver look with nothing in
+    progress in the workspace, it says so, with when the age gate will release it."""
+    gates = DeriverGates(batch_max_age=1800, deriver_look=3.0)
+    script = Script([status(1, pending=1)], gates=gates, deadline=60.0)
+    outcome = script.run()
+    assert outcome.state == "batching" and outcome.first_seen == 0.0
+    assert 3.0 <= outcome.elapsed < 4.0  # a look, plus the read that shows it still pending
+    assert outcome.released_by == pytest.approx(1803.0)
+    assert "the age gate releases it by 1803 s from the wait's start" in str(outcome)
+    # The workspace was read after the last session read that decided it.
+    assert script.log[-1][1] is None
+    # Honcho's own look (45 s) on a 60 s deadline: said at 45 s, not 60 s.
+    outcome = Script([status(1, pending=1)], gates=DeriverGates(), deadline=60.0).run()
+    assert outcome.state == "batching" and 45.0 <= outcome.elapsed < 46.0
+    # Without an age gate the batch is never released by itself.
+    gates = DeriverGates(batch_max_age=None, deriver_look=3.0)
+    outcome = Script([status(1, pending=1)], gates=gates, deadline=60.0).run()
+    assert outcome.state == "batching" and outcome.elapsed < 4.0
+    assert outcome.released_by is None
+
+
+def test_no_early_batching_where_the_bound_could_see_the_release() -> None:
+    """The age gate opens before the bound: the wait goes on (here the batch is never
+    released, so it ends at the bound, past the gate, as "waiting")."""
+    gates = DeriverGates(batch_max_age=20, deriver_look=3.0)
+    outcome = Script([status(1, pending=1)], gates=gates, deadline=60.0, interval=1.0).run()
+    assert outcome.state == "waiting" and outcome.elapsed == pytest.approx(60.0, abs=0.1)
+
+
+def test_no_early_batching_from_work_older_than_the_wait() -> None:
+    """Work already pending in ``since`` may be older than the wait: its age gate cannot be
+    placed, so only the bound decides."""
+    gates = DeriverGates(batch_max_age=1800, deriver_look=3.0)
+    outcome = Script(
+        [status(2, pending=2)], since=status(1, pending=1), gates=gates, deadline=20.0
+    ).run()
+    assert outcome.state == "batching" and outcome.elapsed == pytest.approx(20.0, abs=0.1)
+
+
+def test_no_early_batching_while_the_workspace_is_busy() -> None:
+    gates = DeriverGates(batch_max_age=1800, deriver_look=3.0)
+    script = Script(
+        [status(1, pending=1)],
+        workspace=status(3, in_progress=1, pending=1),
+        gates=gates,
+        deadline=20.0,
+    )
+    outcome = script.run()
+    assert outcome.state == "waiting" and outcome.elapsed == pytest.approx(20.0, abs=0.1)
+    assert outcome.released_by is None
 
 
 def test_work_finishing_within_the_bound_is_done_whatever_the_gates() -> None:
@@ -281,6 +335,8 @@ def test_a_baseline_read_without_session_id_is_refused() -> None:
         ({"batch_tokens": 1.5}, "gates.batch_tokens"),
         ({"batch_max_age": 0}, "gates.batch_max_age"),
         ({"batch_max_age": "30"}, "gates.batch_max_age"),
+        ({"deriver_look": 0}, "gates.deriver_look"),
+        ({"deriver_look": None}, "gates.deriver_look"),
     ],
 )
 def test_gates_check_themselves(fields: dict[str, Any], name: str) -> None:
