@@ -159,6 +159,8 @@ class Conclusion(Record):
     created_at: str | None  # default: None
     source_ids: tuple[str, ...] | None  # default: None
     """Premise conclusion ids; the observed 3.2.0 server sends null for explicit ones."""
+    times_derived: int | None  # default: None
+    """How often the deriver reached this conclusion (Honcho 3.2.0 on; None before)."""
 
     # BEGIN GENERATED record (scripts/render_records.py)
     __slots__ = (
@@ -170,6 +172,7 @@ class Conclusion(Record):
         "level",
         "created_at",
         "source_ids",
+        "times_derived",
     )
 
     def __init__(
@@ -183,6 +186,7 @@ class Conclusion(Record):
         level: str | None = None,
         created_at: str | None = None,
         source_ids: tuple[str, ...] | None = None,
+        times_derived: int | None = None,
     ) -> None:
         store(self, "id", id)
         store(self, "content", content)
@@ -192,6 +196,7 @@ class Conclusion(Record):
         store(self, "level", level)
         store(self, "created_at", created_at)
         store(self, "source_ids", source_ids)
+        store(self, "times_derived", times_derived)
 
     # END GENERATED record
 
@@ -207,6 +212,7 @@ class Conclusion(Record):
             level=f.opt_text("level"),
             created_at=f.opt_text("created_at"),
             source_ids=f.opt_text_list("source_ids"),
+            times_derived=f.opt_integer("times_derived"),
         )
 
 

@@ -15,6 +15,8 @@ from collections.abc import Iterator
 import pytest
 from emu_http import Api
 
+import roncho
+from roncho import ConclusionCreate, StatusError
 from roncho.testing import FakeHoncho
 
 W = "/v3/workspaces/w"
@@ -208,3 +210,24 @@ def test_3_0_12_has_none_of_it(fake_3_0_12: FakeHoncho) -> None:
     refused = api.post(f"{W}/conclusions/list", {"filters": {"source_ids": {"contains": "x"}}})
     assert refused.status == 422 and "JSONB column" in refused.detail
     assert api.post(f"{W}/chat", {"query": "tea"}).status == 404
+
+
+def test_roncho_get_conclusion_on_both_versions() -> None:
+    with FakeHoncho(version="3.2.0") as fake, roncho.Client(fake.url, "w") as client:
+        client.get_or_create_session("s1", peers={"alice": {}, "bob": {}})
+        [made] = client.create_conclusions([ConclusionCreate("alice likes tea", "bob", "alice")])
+        assert (made.source_ids, made.times_derived) == (None, 1)
+        assert client.get_conclusion(made.id) == made
+        with pytest.raises(StatusError) as info:
+            client.get_conclusion("nope")
+        assert (info.value.status, info.value.detail) == (404, "Conclusion not found")
+    with FakeHoncho(version="3.0.12") as fake, roncho.Client(fake.url, "w") as client:
+        client.get_or_create_session("s1", peers={"alice": {}, "bob": {}})
+        [made] = client.create_conclusions([ConclusionCreate("alice likes tea", "bob", "alice")])
+        assert (made.source_ids, made.times_derived) == (None, None)
+        with pytest.raises(StatusError) as info:
+            client.get_conclusion(made.id)
+        assert info.value.status == 405
+        assert "was added in Honcho 3.2.0" in str(info.value)
+        [found] = client.list_conclusions({"id": made.id}).items  # the way on 3.0.12
+        assert found == made

@@ -294,7 +294,7 @@ def test_models_session_peer_config() -> None:
 # -- extra fields -------------------------------------------------------------------------
 EXTRA = {
     "role": "user",
-    "times_derived": 1,
+    "source_message_ids": ["m" * 21],  # 3.3.0's, not read (times_derived is read since 3.2.0)
     "internal_metadata": {"x": 1},
     "kind": "scope",
     "z": [1],
@@ -751,7 +751,10 @@ def test_every_field_a_decoded_model_declares_is_read_from_the_answer() -> None:
         (Peer, PEER),
         (Session, {**SESSION, "is_active": False}),
         (Message, MESSAGE),
-        (Conclusion, {**CONCLUSION, "session_id": "s1", "source_ids": ["d" * 21]}),
+        (
+            Conclusion,
+            {**CONCLUSION, "session_id": "s1", "source_ids": ["d" * 21], "times_derived": 2},
+        ),
         (EvidenceMessage, EVIDENCE["messages"][0]),
         (Health, {"status": "ok"}),
         (QueueStatus, {**QUEUE_BUSY, "sessions": {}}),
