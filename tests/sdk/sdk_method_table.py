@@ -4,6 +4,8 @@
     python tests/sdk/sdk_method_table.py --sdk-python PATH --write    # also rewrite the docs table
     python tests/sdk/sdk_method_table.py --sdk-python PATH --base-url URL --record
                                           # re-record a real 3.0.12 server's answers (auth off)
+    python tests/sdk/sdk_method_table.py --sdk-python PATH --base-url URL
+                                          # a real 3.2.x: held as FakeHoncho 3.2.0 is (Q8)
 
 Runs `sdk_methods.py` (in the SDK's venv) against `FakeHoncho(version="3.2.0")` and
 `FakeHoncho(version="3.0.12")`, then holds: every public method was called (73); on 3.2.0 each
@@ -72,6 +74,19 @@ def _key(call: dict[str, Any]) -> tuple[object, ...]:
     return (call["method"], call["outcome"], tuple(wire))
 
 
+def faults_3_2(run: Run, label: str = "3.2.0") -> list[str]:
+    """What upstream 3.2 is known to answer, as the SDK's models say: every method returns,
+    every body validates, no key the model does not declare."""
+    found = []
+    for call in run:
+        if call["outcome"] != "ok":
+            found.append(f"{label}: {call['method']} -> {call['outcome']}")
+        for x in call["wire"]:
+            if x["status"] >= 300 or x.get("accepted") is not True or x.get("unknown"):
+                found.append(f"{label}: {call['method']}: {x['method']} {x['route']} {x}")
+    return found
+
+
 def faults(
     v320: Run, cov320: dict[str, Any], v3012: Run, cov3012: dict[str, Any], real: Run
 ) -> list[str]:
@@ -82,12 +97,7 @@ def faults(
             found.append(
                 f"{name}: {coverage['called']} methods called, missing {coverage['missing']}"
             )
-    for call in v320:
-        if call["outcome"] != "ok":
-            found.append(f"3.2.0: {call['method']} -> {call['outcome']}")
-        for x in call["wire"]:
-            if x["status"] >= 300 or x.get("accepted") is not True or x.get("unknown"):
-                found.append(f"3.2.0: {call['method']}: {x['method']} {x['route']} {x}")
+    found += faults_3_2(v320)
     if [_key(c) for c in v3012] != [_key(c) for c in real]:
         for have, want in zip(v3012, real, strict=False):
             if _key(have) != _key(want):
@@ -147,6 +157,26 @@ def table(v320: Run, v3012: Run) -> str:
     return "\n".join(lines) + "\n"
 
 
+def against_3_2(sdk_python: str, base_url: str, version: str) -> int:
+    """Q8 for one server: its answers held, method by method, to what upstream 3.2 is known to
+    send (the SDK's models), and set beside FakeHoncho 3.2.0's (the release notes' reading)."""
+    served, coverage = run_methods(sdk_python, base_url)
+    emulated, _ = on_emulator(sdk_python, "3.2.0")
+    found = faults_3_2(served, f"server {version}")
+    if coverage["missing"]:
+        found.append(f"server {version}: methods left uncalled: {coverage['missing']}")
+    by_name = {c["method"]: c for c in emulated}
+    for call in served:
+        twin = by_name.get(call["method"])
+        if twin is not None and _key(call) != _key(twin):
+            found.append(f"differs from FakeHoncho 3.2.0: {_key(call)} != {_key(twin)}")
+    print(table(served, emulated).replace("3.0.12 (= the real server)", "FakeHoncho 3.2.0"))
+    print(f"server {version}: {len(found)} differences from upstream 3.2 as known")
+    for fault in found:
+        print(f"DIFFERENCE {fault}")
+    return 1 if found else 0
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--sdk-python", required=True)
@@ -157,6 +187,8 @@ def main() -> int:
     if args.base_url:
         _check_loopback(args.base_url)
         version = server_version(args.base_url)
+        if version.startswith("3.2.") and not args.record:
+            return against_3_2(args.sdk_python, args.base_url, version)
         if version != "3.0.12":
             raise SystemExit(f"the server reports {version}; the recording is of 3.0.12")
         real, real_coverage = run_methods(args.sdk_python, args.base_url)

@@ -14,8 +14,10 @@ from typing import Any
 
 import pytest
 from sdk_conformance import RECORDED, SDK_FACTS, check_fact
-from sdk_method_table import PUBLIC_METHODS, faults
+from sdk_method_table import PUBLIC_METHODS, against_3_2, faults
 from sdk_method_table import RECORDED as METHODS_RECORDED
+
+from roncho.testing import FakeHoncho
 
 ROOT = Path(__file__).resolve().parents[2]
 SDK_PYTHON = Path(__file__).resolve().parent / ".venv-sdk" / "bin" / "python"
@@ -140,3 +142,19 @@ def test_every_sdk_method_on_3_2_0_and_as_the_real_3_0_12() -> None:
     )  # fmt: skip
     assert done.returncode == 0, done.stdout[-6000:] + done.stderr[-2000:]
     assert "3.2.0: 73 of 73 methods ok; 3.0.12: 73 of 73 as recorded" in done.stdout
+
+
+@pytest.mark.timeout(300)
+def test_a_3_2_server_is_held_to_upstream_3_2_as_known(capsys: pytest.CaptureFixture[str]) -> None:
+    """Q8's check (a real 3.2.x with --base-url), tried on two stand-ins: FakeHoncho 3.2.0
+    passes it; a 3.0.12 posing as 3.2.0 is refused where the versions differ."""
+    if not SDK_PYTHON.exists():
+        pytest.skip("no SDK venv: run `bash scripts/sdk-conformance.sh` once to make it")
+    with FakeHoncho(version="3.2.0", flush=True) as fake:
+        assert against_3_2(str(SDK_PYTHON), fake.url, "3.2.0") == 0
+    assert "server 3.2.0: 0 differences from upstream 3.2 as known" in capsys.readouterr().out
+    with FakeHoncho(version="3.0.12", flush=True) as fake:
+        assert against_3_2(str(SDK_PYTHON), fake.url, "3.2.0") == 1
+    out = capsys.readouterr().out
+    assert "DIFFERENCE server 3.2.0: ConclusionsView.get -> error APIError 405" in out
+    assert "DIFFERENCE server 3.2.0: Honcho.chat -> error NotFoundError 404" in out
