@@ -253,10 +253,74 @@ class EvidenceMessage(Record):
         )
 
 
+class EvidenceConclusion(Record):
+    """A conclusion the dialectic read. Unlike a ``Conclusion`` it may lack its peers: Honcho
+    sends ``observer_id`` and ``observed_id`` here only from 3.2.1 on (its release notes; the
+    official SDK's ``EvidenceObservation`` says the same), so 3.2.0 gives None."""
+
+    id: str
+    content: str
+    observer_id: str | None  # default: None
+    observed_id: str | None  # default: None
+    session_id: str | None  # default: None
+    level: str | None  # default: None
+    created_at: str | None  # default: None
+    source_ids: tuple[str, ...] | None  # default: None
+
+    # BEGIN GENERATED record (scripts/render_records.py)
+    __slots__ = (
+        "id",
+        "content",
+        "observer_id",
+        "observed_id",
+        "session_id",
+        "level",
+        "created_at",
+        "source_ids",
+    )
+
+    def __init__(
+        self,
+        *,
+        id: str,
+        content: str,
+        observer_id: str | None = None,
+        observed_id: str | None = None,
+        session_id: str | None = None,
+        level: str | None = None,
+        created_at: str | None = None,
+        source_ids: tuple[str, ...] | None = None,
+    ) -> None:
+        store(self, "id", id)
+        store(self, "content", content)
+        store(self, "observer_id", observer_id)
+        store(self, "observed_id", observed_id)
+        store(self, "session_id", session_id)
+        store(self, "level", level)
+        store(self, "created_at", created_at)
+        store(self, "source_ids", source_ids)
+
+    # END GENERATED record
+
+    @classmethod
+    def from_json(cls, data: object, op: str) -> EvidenceConclusion:
+        f = Fields(data, op, "evidence conclusion")
+        return cls(
+            id=f.text("id"),
+            content=f.text("content"),
+            observer_id=f.opt_text("observer_id"),
+            observed_id=f.opt_text("observed_id"),
+            session_id=f.opt_text("session_id"),
+            level=f.opt_text("level"),
+            created_at=f.opt_text("created_at"),
+            source_ids=f.opt_text_list("source_ids"),
+        )
+
+
 class Evidence(Record):
     """What the dialectic read to answer (OAS 3.3 ``include_evidence``)."""
 
-    conclusions: tuple[Conclusion, ...]  # default: ()
+    conclusions: tuple[EvidenceConclusion, ...]  # default: ()
     messages: tuple[EvidenceMessage, ...]  # default: ()
     tool_calls: tuple[JSON, ...]  # default: ()
     reasoning_trace_id: str | None  # default: None
@@ -267,7 +331,7 @@ class Evidence(Record):
     def __init__(
         self,
         *,
-        conclusions: tuple[Conclusion, ...] = (),
+        conclusions: tuple[EvidenceConclusion, ...] = (),
         messages: tuple[EvidenceMessage, ...] = (),
         tool_calls: tuple[JSON, ...] = (),
         reasoning_trace_id: str | None = None,
@@ -286,7 +350,9 @@ class Evidence(Record):
         if not all(isinstance(c, dict) for c in calls):
             raise f.fail("tool_calls", "a list of objects")
         return cls(
-            conclusions=tuple(Conclusion.from_json(c, op) for c in f.array("conclusions")),
+            conclusions=tuple(
+                EvidenceConclusion.from_json(c, op) for c in f.array("conclusions")
+            ),
             messages=tuple(EvidenceMessage.from_json(m, op) for m in f.array("messages")),
             tool_calls=tuple(calls),
             reasoning_trace_id=f.opt_text("reasoning_trace_id"),

@@ -188,6 +188,11 @@ def test_3_2_0_evidence_in_peer_and_workspace_chat_and_their_streams(
         evidence = whole.json["evidence"]
         assert set(evidence) == {"conclusions", "messages", "tool_calls", "reasoning_trace_id"}
         assert evidence["conclusions"][0]["content"] == "alice likes tea"
+        # The SDK's EvidenceObservation, without the peers 3.2.1 added (its release notes).
+        assert set(evidence["conclusions"][0]) == {
+            "id", "level", "content", "created_at", "session_id", "source_ids"
+        }  # fmt: skip
+        assert set(evidence["messages"][0]) == {"id", "session_id", "peer_id", "created_at"}
         streamed = api.post(
             path, {"query": "tea", "include_evidence": True, "stream": True, **extra}
         )

@@ -33,6 +33,7 @@ from roncho import (
     DerivationOutcome,
     DeriverGates,
     Evidence,
+    EvidenceConclusion,
     EvidenceMessage,
     Health,
     Message,
@@ -449,8 +450,10 @@ def test_models_nested_bad_fields_name_the_nested_thing() -> None:
     bad_session["sessions"][NANO]["pending_work_units"] = None
     with pytest.raises(DecodeError, match=rf"queue status.sessions\[{NANO}\].pending_work_units"):
         QueueStatus.from_json(bad_session, "queue_status")
-    with pytest.raises(DecodeError, match=re.escape("chat: conclusion.observer_id should be")):
-        Evidence.from_json({"conclusions": [{**CONCLUSION, "observer_id": None}]}, "chat")
+    with pytest.raises(DecodeError, match=re.escape("chat: evidence conclusion.content should")):
+        Evidence.from_json({"conclusions": [{**CONCLUSION, "content": None}]}, "chat")
+    with pytest.raises(DecodeError, match=re.escape("chat: evidence conclusion.observer_id")):
+        Evidence.from_json({"conclusions": [{**CONCLUSION, "observer_id": 7}]}, "chat")
     with pytest.raises(DecodeError, match=re.escape("chat: evidence message.id should be")):
         Evidence.from_json({"messages": [{"session_id": "s"}]}, "chat")
     with pytest.raises(
@@ -805,6 +808,7 @@ SAMPLES: list[Any] = [
     Conclusion.from_json(CONCLUSION, "op"),
     Page(items=(Peer(id="a"),), total=1, page=1, size=50, pages=1),
     EvidenceMessage(id=NANO),
+    EvidenceConclusion(id=NANO, content="alice likes tea"),
     Evidence.from_json(EVIDENCE, "op"),
     ChatAnswer(content="x"),
     ChatChunk(content="x", done=True),

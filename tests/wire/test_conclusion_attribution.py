@@ -15,7 +15,7 @@ from rawserver import RawServer, reply
 from test_operations import CID, CONCLUSION, READ_TIMEOUT, WS
 
 import roncho
-from roncho import Conclusion, DecodeError, StatusError
+from roncho import Conclusion, DecodeError, EvidenceConclusion, StatusError
 
 W = f"/v3/workspaces/{WS}"
 
@@ -106,3 +106,39 @@ def test_a_3_2_0_page_of_conclusions_with_a_derived_one() -> None:
         ("deductive", (CID,), 2),
         ("explicit", None, 1),
     ]
+
+
+@pytest.mark.parametrize(
+    "peers",
+    [
+        {},  # 3.2.0: no observer or observed id on an evidence conclusion (3.2.1 adds them)
+        {"observer_id": None, "observed_id": None},
+        {"observer_id": "bob", "observed_id": "alice"},  # 3.2.1 on
+    ],
+)
+def test_chat_evidence_conclusions_with_or_without_their_peers(peers: dict[str, Any]) -> None:
+    seen = {k: v for k, v in CONCLUSION.items() if k not in ("observer_id", "observed_id")}
+    answer = {
+        "content": "She likes tea.",
+        "evidence": {
+            "conclusions": [{**seen, "source_ids": [], **peers}],
+            "messages": [],
+            "tool_calls": [],
+            "reasoning_trace_id": None,
+        },
+    }
+    with RawServer([reply(200, answer)]) as server:
+        client = roncho.Client(server.url, WS, read_timeout=READ_TIMEOUT)
+        got = client.chat("bob", "what does alice like?", include_evidence=True)
+    assert got.evidence is not None
+    [conclusion] = got.evidence.conclusions
+    assert isinstance(conclusion, EvidenceConclusion)
+    assert (conclusion.id, conclusion.content, conclusion.source_ids) == (
+        CID,
+        CONCLUSION["content"],
+        (),
+    )
+    assert (conclusion.observer_id, conclusion.observed_id) == (
+        peers.get("observer_id"),
+        peers.get("observed_id"),
+    )
