@@ -350,9 +350,7 @@ class Evidence(Record):
         if not all(isinstance(c, dict) for c in calls):
             raise f.fail("tool_calls", "a list of objects")
         return cls(
-            conclusions=tuple(
-                EvidenceConclusion.from_json(c, op) for c in f.array("conclusions")
-            ),
+            conclusions=tuple(EvidenceConclusion.from_json(c, op) for c in f.array("conclusions")),
             messages=tuple(EvidenceMessage.from_json(m, op) for m in f.array("messages")),
             tool_calls=tuple(calls),
             reasoning_trace_id=f.opt_text("reasoning_trace_id"),
