@@ -16,7 +16,7 @@ import pytest
 from emu_http import Api
 
 import roncho
-from roncho import ConclusionCreate, StatusError
+from roncho import ConclusionCreate, EvidenceConclusion, StatusError
 from roncho.testing import FakeHoncho
 
 W = "/v3/workspaces/w"
@@ -236,3 +236,25 @@ def test_roncho_get_conclusion_on_both_versions() -> None:
         assert "was added in Honcho 3.2.0" in str(info.value)
         [found] = client.list_conclusions({"id": made.id}).items  # the way on 3.0.12
         assert found == made
+
+
+def test_roncho_reads_3_2_0_evidence_whole_and_streamed() -> None:
+    with FakeHoncho(version="3.2.0") as fake, roncho.Client(fake.url, "w") as client:
+        client.get_or_create_session("s1", peers={"alice": {}, "bob": {}})
+        [made] = client.create_conclusions([ConclusionCreate("alice likes tea", "bob", "alice")])
+        answer = client.chat("bob", "tea?", target="alice", include_evidence=True)
+        assert answer.evidence is not None
+        expected = EvidenceConclusion(
+            id=made.id,
+            content="alice likes tea",
+            level="explicit",
+            created_at=made.created_at,
+            source_ids=(),
+        )  # no observer_id/observed_id before 3.2.1
+        assert answer.evidence.conclusions == (expected,)
+        with client.chat_stream("bob", "tea?", target="alice", include_evidence=True) as stream:
+            chunks = list(stream)
+        assert chunks[-1].done and chunks[-1].evidence == answer.evidence
+        assert all(chunk.evidence is None for chunk in chunks[:-1])
+        workspace = client.chat_workspace("tea?", include_evidence=True)
+        assert workspace.evidence is not None and workspace.evidence.conclusions == (expected,)
