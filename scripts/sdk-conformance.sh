@@ -5,9 +5,10 @@
 #   bash scripts/sdk-conformance.sh                       # emulator vs the recorded real 3.0.12 run
 #   bash scripts/sdk-conformance.sh --base-url http://127.0.0.1:8000 [--key-file F] [--record]
 #
-# Prints a table (one row per step) and exits non-zero on an unexpected difference. The SDK is
-# installed only into tests/sdk/.venv-sdk/ (git-ignored, reused when warm); it is never a
-# dependency of roncho. Runs with roncho's .venv (made by scripts/test.sh) when present.
+# Prints a table (one row per step), then the method table (every SDK method on FakeHoncho
+# 3.2.0 and 3.0.12, docs/sdk-conformance.md); exits non-zero on an unexpected difference. The
+# SDK is installed only into tests/sdk/.venv-sdk/ (git-ignored, reused when warm); it is never
+# a dependency of roncho. Runs with roncho's .venv (made by scripts/test.sh) when present.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -26,5 +27,9 @@ fi
 
 PY=".venv/bin/python"
 [[ -x "$PY" ]] || PY="python3"
-PYTHONPATH="$PWD${PYTHONPATH:+:$PYTHONPATH}" exec "$PY" tests/sdk/sdk_conformance.py \
+PYTHONPATH="$PWD${PYTHONPATH:+:$PYTHONPATH}" "$PY" tests/sdk/sdk_conformance.py \
     --sdk-python "$SDK_VENV/bin/python" "$@"
+# Then every public method of the SDK against FakeHoncho 3.2.0, and 3.0.12 against the
+# recorded real 3.0.12 (re-record: tests/sdk/sdk_method_table.py --base-url URL --record).
+PYTHONPATH="$PWD${PYTHONPATH:+:$PYTHONPATH}" exec "$PY" tests/sdk/sdk_method_table.py \
+    --sdk-python "$SDK_VENV/bin/python"

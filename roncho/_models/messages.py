@@ -159,6 +159,8 @@ class Conclusion(Record):
     created_at: str | None  # default: None
     source_ids: tuple[str, ...] | None  # default: None
     """Premise conclusion ids; the observed 3.2.0 server sends null for explicit ones."""
+    times_derived: int | None  # default: None
+    """How often the deriver reached this conclusion (Honcho 3.2.0 on; None before)."""
 
     # BEGIN GENERATED record (scripts/render_records.py)
     __slots__ = (
@@ -170,6 +172,7 @@ class Conclusion(Record):
         "level",
         "created_at",
         "source_ids",
+        "times_derived",
     )
 
     def __init__(
@@ -183,6 +186,7 @@ class Conclusion(Record):
         level: str | None = None,
         created_at: str | None = None,
         source_ids: tuple[str, ...] | None = None,
+        times_derived: int | None = None,
     ) -> None:
         store(self, "id", id)
         store(self, "content", content)
@@ -192,6 +196,7 @@ class Conclusion(Record):
         store(self, "level", level)
         store(self, "created_at", created_at)
         store(self, "source_ids", source_ids)
+        store(self, "times_derived", times_derived)
 
     # END GENERATED record
 
@@ -207,6 +212,7 @@ class Conclusion(Record):
             level=f.opt_text("level"),
             created_at=f.opt_text("created_at"),
             source_ids=f.opt_text_list("source_ids"),
+            times_derived=f.opt_integer("times_derived"),
         )
 
 
@@ -247,10 +253,74 @@ class EvidenceMessage(Record):
         )
 
 
+class EvidenceConclusion(Record):
+    """A conclusion the dialectic read. Unlike a ``Conclusion`` it may lack its peers: Honcho
+    sends ``observer_id`` and ``observed_id`` here only from 3.2.1 on (its release notes; the
+    official SDK's ``EvidenceObservation`` says the same), so 3.2.0 gives None."""
+
+    id: str
+    content: str
+    observer_id: str | None  # default: None
+    observed_id: str | None  # default: None
+    session_id: str | None  # default: None
+    level: str | None  # default: None
+    created_at: str | None  # default: None
+    source_ids: tuple[str, ...] | None  # default: None
+
+    # BEGIN GENERATED record (scripts/render_records.py)
+    __slots__ = (
+        "id",
+        "content",
+        "observer_id",
+        "observed_id",
+        "session_id",
+        "level",
+        "created_at",
+        "source_ids",
+    )
+
+    def __init__(
+        self,
+        *,
+        id: str,
+        content: str,
+        observer_id: str | None = None,
+        observed_id: str | None = None,
+        session_id: str | None = None,
+        level: str | None = None,
+        created_at: str | None = None,
+        source_ids: tuple[str, ...] | None = None,
+    ) -> None:
+        store(self, "id", id)
+        store(self, "content", content)
+        store(self, "observer_id", observer_id)
+        store(self, "observed_id", observed_id)
+        store(self, "session_id", session_id)
+        store(self, "level", level)
+        store(self, "created_at", created_at)
+        store(self, "source_ids", source_ids)
+
+    # END GENERATED record
+
+    @classmethod
+    def from_json(cls, data: object, op: str) -> EvidenceConclusion:
+        f = Fields(data, op, "evidence conclusion")
+        return cls(
+            id=f.text("id"),
+            content=f.text("content"),
+            observer_id=f.opt_text("observer_id"),
+            observed_id=f.opt_text("observed_id"),
+            session_id=f.opt_text("session_id"),
+            level=f.opt_text("level"),
+            created_at=f.opt_text("created_at"),
+            source_ids=f.opt_text_list("source_ids"),
+        )
+
+
 class Evidence(Record):
     """What the dialectic read to answer (OAS 3.3 ``include_evidence``)."""
 
-    conclusions: tuple[Conclusion, ...]  # default: ()
+    conclusions: tuple[EvidenceConclusion, ...]  # default: ()
     messages: tuple[EvidenceMessage, ...]  # default: ()
     tool_calls: tuple[JSON, ...]  # default: ()
     reasoning_trace_id: str | None  # default: None
@@ -261,7 +331,7 @@ class Evidence(Record):
     def __init__(
         self,
         *,
-        conclusions: tuple[Conclusion, ...] = (),
+        conclusions: tuple[EvidenceConclusion, ...] = (),
         messages: tuple[EvidenceMessage, ...] = (),
         tool_calls: tuple[JSON, ...] = (),
         reasoning_trace_id: str | None = None,
@@ -280,7 +350,7 @@ class Evidence(Record):
         if not all(isinstance(c, dict) for c in calls):
             raise f.fail("tool_calls", "a list of objects")
         return cls(
-            conclusions=tuple(Conclusion.from_json(c, op) for c in f.array("conclusions")),
+            conclusions=tuple(EvidenceConclusion.from_json(c, op) for c in f.array("conclusions")),
             messages=tuple(EvidenceMessage.from_json(m, op) for m in f.array("messages")),
             tool_calls=tuple(calls),
             reasoning_trace_id=f.opt_text("reasoning_trace_id"),

@@ -1,12 +1,13 @@
-"""Conclusions: write them, list them, query them by meaning, delete one."""
+"""Conclusions: write them, list them, query them by meaning, get one, delete one."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import Any, NoReturn
 
-from .._call import Call, nothing
+from .._call import Call, decoded, nothing
 from .._checks import check_id, check_positive_int
+from .._errors import StatusError
 from .._models import Conclusion, ConclusionCreate, Page, render_batch
 from .._request_checks import MAX_QUERY_CHARS, check_finite, check_json_object, check_string
 from ._shared import Paths, items_of, list_page
@@ -81,6 +82,40 @@ def query_conclusions(
         body["distance"] = check_finite(distance, "distance", 0.0, 1.0)
     path = paths.in_workspace("conclusions", "query")
     return Call(op, "POST", path, items_of(op, Conclusion.from_json), body=body)
+
+
+def _no_get_conclusion(exc: StatusError) -> NoReturn:
+    """A server without the route: 405 (Honcho 3.0.12 has only DELETE on this path) or a
+    404 that is the router's own ``Not Found``. A 404 ``Conclusion not found`` is as it is."""
+    if exc.status == 405 or exc.detail in ("Not Found", None):
+        raise StatusError(
+            exc.status,
+            exc.method,
+            exc.path,
+            exc.body,
+            message=f"{exc.method} {exc.path} answered {exc.status}: GET conclusions/{{id}} "
+            "was added in Honcho 3.2.0; this server does not have it (Honcho 3.0.12 answers "
+            "405 there)",
+        ) from None
+    raise exc
+
+
+def get_conclusion(paths: Paths, conclusion_id: str) -> Call[Conclusion]:
+    """``GET .../conclusions/{id}`` (Honcho 3.2.0 on): one live conclusion of the workspace.
+
+    Raises StatusError 404 (``Conclusion not found``) for an unknown or deleted id, and a
+    StatusError that says which version added the route on a server without it (405 on
+    Honcho 3.0.12); there, ``list_conclusions({"id": conclusion_id})`` finds it instead.
+    """
+    op = "get_conclusion"
+    path = paths.in_workspace("conclusions", check_id(conclusion_id, "conclusion_id"))
+    return Call(
+        op,
+        "GET",
+        path,
+        decoded(op, Conclusion.from_json),
+        on_status={404: _no_get_conclusion, 405: _no_get_conclusion},
+    )
 
 
 def delete_conclusion(paths: Paths, conclusion_id: str) -> Call[None]:

@@ -789,6 +789,17 @@ class AsyncClient(ClientCore, AsyncClosing):
         )
         return await self._run(call, deadline)
 
+    async def get_conclusion(
+        self, conclusion_id: str, *, deadline: float | None = None
+    ) -> Conclusion:
+        """``GET .../conclusions/{id}`` (Honcho 3.2.0 on): one live conclusion of the workspace.
+
+        Raises StatusError 404 (``Conclusion not found``) for an unknown or deleted id, and a
+        StatusError that says which version added the route on a server without it (405 on
+        Honcho 3.0.12); there, ``list_conclusions({"id": conclusion_id})`` finds it instead.
+        """
+        return await self._run(ops.conclusions.get_conclusion(self._paths, conclusion_id), deadline)
+
     async def delete_conclusion(self, conclusion_id: str, *, deadline: float | None = None) -> None:
         """``DELETE .../conclusions/{id}``: 204 with an empty body."""
         call = ops.conclusions.delete_conclusion(self._paths, conclusion_id)

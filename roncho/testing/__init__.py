@@ -46,10 +46,11 @@ with `deriver="manual"` nothing is derived until `fake.deriver.step()`.
 JSON (a snapshot of another roncho version is refused with `SnapshotError`).
 
 Behaviour follows the real server (observed 3.2.0 / 3.0.12 servers where they were observed,
-else the 3.0.12 source): 201/200 get-or-create, 202 deletes with background purge,
-409 workspace delete with active sessions, 405 message delete, 204 conclusion delete with a JSON
-content type, FastAPI's 422 list shape for body errors and Honcho's string shape for filter
-errors, 401 for every auth failure.
+else the 3.0.12 source; what 3.2.0 adds, from its release notes, its code and the official
+SDK's types, each named in docs/emulator.md): 201/200 get-or-create, 202 deletes with
+background purge, 409 workspace delete with active sessions, 405 message delete, 204
+conclusion delete with a JSON content type, FastAPI's 422 list shape for body errors and
+Honcho's string shape for filter errors, 401 for every auth failure.
 
 Where the emulator differs from the real server:
 

@@ -44,6 +44,8 @@ class Resource:
     model: str
     keys: frozenset[str]
     datetime_keys: frozenset[str] = frozenset({"created_at"})
+    # Columns holding a list of ids matched by membership (3.2.0's `source_ids`), not JSONB.
+    id_list_keys: frozenset[str] = frozenset()
 
 
 WORKSPACE = Resource("Workspace", frozenset({"id", "created_at", "metadata"}))
@@ -74,6 +76,11 @@ CONCLUSION = Resource(
             "source_ids",
         }
     ),
+)
+# Honcho 3.2.0's conclusions (PR 952): `source_ids` holds premise conclusion ids, matched by
+# membership (`_build_source_ids_condition`, plastic-labs/honcho branch abigail/dev-2219).
+CONCLUSION_ATTRIBUTED = Resource(
+    CONCLUSION.model, CONCLUSION.keys, id_list_keys=frozenset({"source_ids"})
 )
 
 
@@ -174,9 +181,53 @@ def _compile_jsonb(key: str, value: object) -> Predicate:
     raise _jsonb_error(key)
 
 
+def _compile_id_list(key: str, value: object) -> Predicate:
+    """3.2.0's `source_ids` filter (PR 952's `_build_source_ids_condition`): a string is one
+    id the list must hold, a list needs all of them, `{"contains": id}` one, `{"in": [...]}`
+    any; `"*"` is no condition. `null` stays IS NULL, as on 3.0.12 (3.2.0's is not known)."""
+    if value is None:
+        return lambda row: row.get(key) is None
+
+    def member(sid: object) -> Predicate:
+        if not isinstance(sid, str) or not sid:
+            raise _fail(f"{key} filter entries must be non-empty strings")
+        return lambda row: sid in (row.get(key) or ())
+
+    def every(checks: list[Predicate]) -> Predicate:
+        return lambda row: all(check(row) for check in checks)
+
+    if isinstance(value, str):
+        return member(value)
+    if isinstance(value, list):
+        return every([] if "*" in value else [member(v) for v in value])
+    if isinstance(value, dict):
+        checks: list[Predicate] = []
+        for op, operand in value.items():
+            if operand == "*":
+                continue
+            if op == "contains":
+                checks.append(member(operand))
+            elif op == "in":
+                if not isinstance(operand, list):
+                    raise _fail(f"Invalid value for 'in' operator: {operand}. Expected an iterable")
+                anyof = [] if "*" in operand else [member(v) for v in operand]
+                if anyof:
+                    checks.append(_any_of(anyof))
+            else:
+                raise _fail(f"Operator '{op}' is not supported on {key}")
+        return every(checks)
+    raise _fail(f"Invalid {key} filter value: {value}")
+
+
+def _any_of(checks: list[Predicate]) -> Predicate:
+    return lambda row: any(check(row) for check in checks)
+
+
 def _compile_column(key: str, value: object, resource: Resource) -> Predicate:
     if value == "*":
         return lambda row: True
+    if key in resource.id_list_keys:
+        return _compile_id_list(key, value)
     if key in JSONB_COLUMNS:
         return _compile_jsonb(key, value)
     if isinstance(value, list):

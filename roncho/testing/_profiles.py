@@ -1,9 +1,10 @@
 """Version profiles: the behaviours where the Honcho versions the emulator imitates really differ.
 
 A profile is chosen once, by `FakeHoncho(version=...)`, and read by the route handlers. Only
-differences that were seen on a real server (or, for 3.2.0, recorded from one) belong here;
-everything else is the same in every profile. `docs/emulator-profiles.md` holds the table of
-profiles, and a test renders it from `PROFILES` so the page cannot drift from the code.
+differences that were seen on a real server (or, for 3.2.0, recorded from one, or known from
+its release notes, its server code and the official SDK's types: each field names its source)
+belong here; everything else is the same in every profile. `docs/emulator-profiles.md` holds
+the table of profiles, and a test renders it from `PROFILES` so the page cannot drift.
 """
 
 from __future__ import annotations
@@ -23,6 +24,17 @@ class Profile:
     # Chat honours `include_evidence` with an `evidence` object (3.2.0) or ignores the field
     # and answers `{"content"}` only (3.0.12).
     chat_evidence: bool
+    # The rest is 3.2.0's conclusion attribution (release note: plastic-labs/honcho PR 952;
+    # its server code: branch abigail/dev-2219), not seen on a server here: docs/emulator.md.
+    # A conclusion carries `"times_derived": 1` (3.2.0) or no such key (3.0.12).
+    conclusion_times_derived: bool
+    # `GET .../conclusions/{id}` is served (3.2.0) or answers 405, the path having only
+    # DELETE (3.0.12).
+    conclusion_get: bool
+    # A `source_ids` filter takes conclusion ids (a string, `{"contains": id}`, a list of
+    # ids, `{"in": [...]}`) and matches by membership (3.2.0), or is a JSONB column that
+    # refuses them with 422 (3.0.12).
+    source_ids_membership: bool
 
 
 PROFILES: dict[str, Profile] = {
@@ -33,12 +45,18 @@ PROFILES: dict[str, Profile] = {
             conclusion_source_ids=True,
             workspace_chat=True,
             chat_evidence=True,
+            conclusion_times_derived=True,
+            conclusion_get=True,
+            source_ids_membership=True,
         ),
         Profile(
             version="3.0.12",
             conclusion_source_ids=False,
             workspace_chat=False,
             chat_evidence=False,
+            conclusion_times_derived=False,
+            conclusion_get=False,
+            source_ids_membership=False,
         ),
     )
 }
@@ -49,6 +67,9 @@ DESCRIPTIONS: dict[str, str] = {
     "conclusion_source_ids": "conclusion has a `source_ids` key (null)",
     "workspace_chat": "`POST /v3/workspaces/{w}/chat` served (else 404)",
     "chat_evidence": "chat honours `include_evidence` (else ignored: `{content}` only)",
+    "conclusion_times_derived": "conclusion has a `times_derived` key (1)",
+    "conclusion_get": "`GET .../conclusions/{id}` served (else 405)",
+    "source_ids_membership": "`source_ids` filter matches by id membership (else 422)",
 }
 
 

@@ -9,6 +9,7 @@ server's own.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 
 import pytest
 from emu_http import Api, wait_for
@@ -46,7 +47,13 @@ def _setup(api: Api, *, card: bool = True) -> dict[str, object]:
     return result
 
 
-# ---- 1. source_ids is a JSONB column ----
+# ---- 1. source_ids is a JSONB column (on 3.0.12: 3.2.0's reading is in test_v3_2_0.py) ----
+
+
+@pytest.fixture
+def api_3_0_12() -> Iterator[Api]:
+    with FakeHoncho(version="3.0.12") as fake:
+        yield Api(fake.port)
 
 
 @pytest.mark.parametrize(
@@ -59,7 +66,8 @@ def _setup(api: Api, *, card: bool = True) -> dict[str, object]:
         {"gte": ["x"]},
     ],
 )
-def test_source_ids_filter_rejects_non_containment(api: Api, value: object) -> None:
+def test_source_ids_filter_rejects_non_containment(api_3_0_12: Api, value: object) -> None:
+    api = api_3_0_12
     _setup(api, card=False)
     reply = api.post(f"{W}/conclusions/list", {"filters": {"source_ids": value}})
     assert (reply.status, reply.detail) == (422, JSONB_422)
@@ -75,7 +83,8 @@ def test_source_ids_filter_rejects_non_containment(api: Api, value: object) -> N
         ("*", 3),
     ],
 )
-def test_source_ids_filter_containment_and_null(api: Api, value: object, total: int) -> None:
+def test_source_ids_filter_containment_and_null(api_3_0_12: Api, value: object, total: int) -> None:
+    api = api_3_0_12
     _setup(api, card=False)
     reply = api.post(f"{W}/conclusions/list", {"filters": {"source_ids": value}})
     assert reply.status == 200, reply

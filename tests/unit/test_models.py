@@ -33,6 +33,7 @@ from roncho import (
     DerivationOutcome,
     DeriverGates,
     Evidence,
+    EvidenceConclusion,
     EvidenceMessage,
     Health,
     Message,
@@ -294,7 +295,7 @@ def test_models_session_peer_config() -> None:
 # -- extra fields -------------------------------------------------------------------------
 EXTRA = {
     "role": "user",
-    "times_derived": 1,
+    "source_message_ids": ["m" * 21],  # 3.3.0's, not read (times_derived is read since 3.2.0)
     "internal_metadata": {"x": 1},
     "kind": "scope",
     "z": [1],
@@ -449,8 +450,10 @@ def test_models_nested_bad_fields_name_the_nested_thing() -> None:
     bad_session["sessions"][NANO]["pending_work_units"] = None
     with pytest.raises(DecodeError, match=rf"queue status.sessions\[{NANO}\].pending_work_units"):
         QueueStatus.from_json(bad_session, "queue_status")
-    with pytest.raises(DecodeError, match=re.escape("chat: conclusion.observer_id should be")):
-        Evidence.from_json({"conclusions": [{**CONCLUSION, "observer_id": None}]}, "chat")
+    with pytest.raises(DecodeError, match=re.escape("chat: evidence conclusion.content should")):
+        Evidence.from_json({"conclusions": [{**CONCLUSION, "content": None}]}, "chat")
+    with pytest.raises(DecodeError, match=re.escape("chat: evidence conclusion.observer_id")):
+        Evidence.from_json({"conclusions": [{**CONCLUSION, "observer_id": 7}]}, "chat")
     with pytest.raises(DecodeError, match=re.escape("chat: evidence message.id should be")):
         Evidence.from_json({"messages": [{"session_id": "s"}]}, "chat")
     with pytest.raises(
@@ -751,7 +754,10 @@ def test_every_field_a_decoded_model_declares_is_read_from_the_answer() -> None:
         (Peer, PEER),
         (Session, {**SESSION, "is_active": False}),
         (Message, MESSAGE),
-        (Conclusion, {**CONCLUSION, "session_id": "s1", "source_ids": ["d" * 21]}),
+        (
+            Conclusion,
+            {**CONCLUSION, "session_id": "s1", "source_ids": ["d" * 21], "times_derived": 2},
+        ),
         (EvidenceMessage, EVIDENCE["messages"][0]),
         (Health, {"status": "ok"}),
         (QueueStatus, {**QUEUE_BUSY, "sessions": {}}),
@@ -802,6 +808,7 @@ SAMPLES: list[Any] = [
     Conclusion.from_json(CONCLUSION, "op"),
     Page(items=(Peer(id="a"),), total=1, page=1, size=50, pages=1),
     EvidenceMessage(id=NANO),
+    EvidenceConclusion(id=NANO, content="alice likes tea"),
     Evidence.from_json(EVIDENCE, "op"),
     ChatAnswer(content="x"),
     ChatChunk(content="x", done=True),

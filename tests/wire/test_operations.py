@@ -22,6 +22,7 @@ from roncho import (
     Conclusion,
     ConclusionCreate,
     DeleteAccepted,
+    EvidenceConclusion,
     Message,
     MessageCreate,
     Page,
@@ -212,7 +213,18 @@ def _check_page(result: Page[Any], items: tuple[Any, ...], total: int, p: int, s
 def _check_evidence(answer: ChatAnswer) -> None:
     assert answer.content == "She likes green tea."
     assert answer.evidence is not None
-    assert answer.evidence.conclusions == (_conclusion({**CONCLUSION, "source_ids": []}),)
+    # Its own record (3.2.0 may leave out the peers; 3.2.1 sends them): all fields as sent.
+    assert answer.evidence.conclusions == (
+        EvidenceConclusion(
+            id=CID,
+            content=CONCLUSION["content"],
+            observer_id="alice",
+            observed_id="alice",
+            level="explicit",
+            created_at=TS,
+            source_ids=(),
+        ),
+    )
     assert answer.evidence.messages[0].id == MID
     assert answer.evidence.messages[0].peer_id == "alice"
     assert answer.evidence.tool_calls == (

@@ -15,6 +15,8 @@ import pytest
 from rawserver import RawServer, send_raw
 from test_operations import (
     CASES,
+    CID,
+    CONCLUSION,
     KEY,
     MESSAGE,
     MID,
@@ -363,6 +365,27 @@ BEYOND = [
                     ),
                     "s2": roncho.ScopeBackfill(session_id="s2", state="pending", updated_at=TS),
                 }
+            )
+        ),
+    ),
+    Case(
+        "get_conclusion",
+        lambda c: c.get_conclusion(CID),
+        # Honcho 3.2.0's shape (PR 952's schema, in its order): `times_derived` after
+        # `source_ids`, null for an explicit conclusion.
+        _ok(200, {**CONCLUSION, "source_ids": None, "times_derived": 1}),
+        "GET",
+        f"{W}/conclusions/{CID}",
+        None,
+        _equal(
+            roncho.Conclusion(
+                id=CID,
+                content=CONCLUSION["content"],
+                observer_id="alice",
+                observed_id="alice",
+                level="explicit",
+                created_at=TS,
+                times_derived=1,
             )
         ),
     ),

@@ -27,14 +27,15 @@ class Answer:
     def evidence(self) -> JsonDict:
         return {
             "conclusions": [
+                # The SDK's EvidenceObservation (honcho-ai 2.7.0). No observer_id/observed_id:
+                # 3.2.1 added them (its release notes; the SDK: "None from servers before
+                # 3.2.1"), and 3.0.12 sends no evidence at all.
                 {
                     "id": c.id,
                     "level": c.level,
                     "content": c.content,
                     "created_at": iso(c.created_at),
                     "session_id": c.session_id,
-                    "observer_id": c.observer_id,
-                    "observed_id": c.observed_id,
                     "source_ids": [],
                 }
                 for c in self.conclusions

@@ -5,10 +5,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
-from .. import _search
-from .._common import ApiError, nanoid, utcnow
-from .._state import Conclusion, Store, Workspace
+from .. import _filters, _search
+from .._common import ApiError, JsonDict, nanoid, utcnow
+from .._profiles import Profile
+from .._state import Conclusion, Store, Workspace, conclusion_json, conclusion_row
 from . import lookups, peers, scopes
 
 # A filter compiled by `_filters.compile_filter`, applied to `conclusion_row`s.
@@ -54,6 +56,46 @@ def create(
     ]
     ws.conclusions.extend(created)
     return created
+
+
+def shaped(conclusion: Conclusion, profile: Profile) -> JsonDict:
+    """A conclusion as the profile's version sends it."""
+    body = conclusion_json(conclusion, source_ids=profile.conclusion_source_ids)
+    if profile.source_ids_membership and conclusion.level != "explicit":
+        # 3.2.0 (PR 952): a derived conclusion names its premises; an explicit one sends null.
+        body["source_ids"] = list(conclusion.source_ids or ())
+    if profile.conclusion_times_derived:
+        # 3.2.0 (PR 952; the SDK's ConclusionResponse defaults it to 1): how often the deriver
+        # reached the same conclusion; the emulator never derives one twice.
+        body["times_derived"] = 1
+    return body
+
+
+def filter_resource(profile: Profile) -> _filters.Resource:
+    """What a conclusions filter may name, and how `source_ids` is read, in this version."""
+    if profile.source_ids_membership:
+        return _filters.CONCLUSION_ATTRIBUTED
+    return _filters.CONCLUSION
+
+
+def filter_row(conclusion: Conclusion, profile: Profile) -> dict[str, Any]:
+    """The columns a filter reads. 3.2.0's `source_ids` are premise conclusion ids, which an
+    explicit conclusion (every one the emulator makes) has none of (PR 952's schema: "None
+    for 'explicit' conclusions")."""
+    row = conclusion_row(conclusion)
+    if profile.source_ids_membership and conclusion.level == "explicit":
+        row["source_ids"] = None
+    return row
+
+
+def get(ws: Workspace | None, conclusion_id: str) -> Conclusion:
+    """3.2.0's `GET .../conclusions/{id}` (PR 952; `get_conclusion` on branch abigail/dev-2219):
+    a live conclusion of this workspace, else 404 `Conclusion not found` (a missing workspace
+    too: the server looks the id up within the workspace name only)."""
+    found = next((c for c in (ws.conclusions if ws else []) if c.id == conclusion_id), None)
+    if found is None or found.deleted:
+        raise ApiError(404, "Conclusion not found")
+    return found
 
 
 def listed(ws: Workspace | None, match: RowMatch, *, newest_first: bool) -> list[Conclusion]:

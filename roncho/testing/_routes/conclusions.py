@@ -1,4 +1,5 @@
-"""Conclusion routes: create (201), list (newest first), query (semantic), delete (204)."""
+"""Conclusion routes: create (201), list (newest first), query (semantic), get (3.2.0),
+delete (204)."""
 
 from __future__ import annotations
 
@@ -8,8 +9,9 @@ from .. import _filters, _tokens
 from .._backends import conclusions
 from .._backends.conclusions import NewConclusion
 from .._common import ApiError, JsonDict, validation_error
+from .._options import Options
 from .._routing import Route, Services
-from .._state import Conclusion, conclusion_json, conclusion_row
+from .._state import Conclusion
 from .._validate import get_float, get_int, get_list, get_str, query_bool
 from .._web import Ctx, Response, W, filters_of, json_response, page
 
@@ -26,7 +28,13 @@ CONCLUSIONS_QUERY_DETAIL = (
 
 def render(services: Services, conclusion: Conclusion) -> JsonDict:
     """A conclusion as this emulator's version shapes it."""
-    return conclusion_json(conclusion, source_ids=services.options.profile.conclusion_source_ids)
+    return conclusions.shaped(conclusion, services.options.profile)
+
+
+def _matcher(services: Services, filters: object) -> conclusions.RowMatch:
+    profile = services.options.profile
+    match = _filters.compile_filter(filters, conclusions.filter_resource(profile))
+    return lambda c: match(conclusions.filter_row(c, profile))
 
 
 def _conclusion_input(
@@ -60,11 +68,9 @@ def create_conclusions(services: Services, ctx: Ctx) -> Response:
 
 
 def list_conclusions(services: Services, ctx: Ctx) -> Response:
-    match = _filters.compile_filter(filters_of(ctx.body(required=False)), _filters.CONCLUSION)
+    match = _matcher(services, filters_of(ctx.body(required=False)))
     newest_first = not query_bool(ctx.request.query, "reverse", False)
-    found = conclusions.listed(
-        ctx.ws, lambda c: match(conclusion_row(c)), newest_first=newest_first
-    )
+    found = conclusions.listed(ctx.ws, match, newest_first=newest_first)
     items = [render(services, c) for c in found]
     return json_response(200, page(ctx.request.query, items))
 
@@ -80,11 +86,17 @@ def query_conclusions(services: Services, ctx: Ctx) -> Response:
         and ("observed" in filters or "observed_id" in filters)
     ):
         raise ApiError(422, CONCLUSIONS_QUERY_DETAIL)
-    match = _filters.compile_filter(filters, _filters.CONCLUSION)
-    hits = conclusions.query(
-        ctx.ws, text, lambda c: match(conclusion_row(c)), top_k, max_distance=distance
-    )
+    match = _matcher(services, filters)
+    hits = conclusions.query(ctx.ws, text, match, top_k, max_distance=distance)
     return json_response(200, [render(services, c) for c in hits])
+
+
+def get_conclusion(services: Services, ctx: Ctx) -> Response:
+    return json_response(200, render(services, conclusions.get(ctx.ws, ctx.params["c"])))
+
+
+def _serves_get(options: Options) -> bool:
+    return options.profile.conclusion_get  # 3.2.0 (PR 952); 3.0.12: 405, DELETE only
 
 
 def delete_conclusion(services: Services, ctx: Ctx) -> Response:
@@ -97,5 +109,6 @@ ROUTES = (
     Route("POST", W + "/conclusions", create_conclusions, "workspace"),
     Route("POST", W + "/conclusions/list", list_conclusions, "workspace"),
     Route("POST", W + "/conclusions/query", query_conclusions, "workspace"),
+    Route("GET", W + "/conclusions/{c}", get_conclusion, "workspace", served=_serves_get),
     Route("DELETE", W + "/conclusions/{c}", delete_conclusion, "workspace"),
 )
