@@ -30,6 +30,29 @@ CHAT_TEST_TIMEOUT = 700
 QUEUE_WAIT = 30.0
 SEARCH_WAIT = 20.0
 POLL_INTERVAL = 0.25
+# Honcho's default token gate (DERIVER_REPRESENTATION_BATCH_WORK_UNIT_TARGET_TOKENS): a server
+# that batches, as Honcho does by default, holds a smaller batch for up to 30 minutes (its age
+# gate). A test that waits for the deriver and is not about its gates sends a message past
+# it (`past_the_gate`), so it runs alike on a flushing and on a batching server.
+HONCHO_TOKEN_GATE = 512
+_FILLER = (
+    "the afternoon was spent sorting old letters from the attic into boxes by year while the "
+    "radio played and the kettle boiled twice"
+)
+
+
+def past_the_gate(sentence: str, gate: int = HONCHO_TOKEN_GATE) -> str:
+    """``sentence``, then a second one of plain words to about 8 characters per gate token
+    (4,096 for Honcho's 512): o200k_base counts such text at about 4.5 characters a token,
+    so the message alone releases its batch."""
+    filler = _FILLER.split()
+    words: list[str] = []
+    length = len(sentence)
+    while length < gate * 8:
+        word = filler[len(words) % len(filler)]
+        words.append(word)
+        length += len(word) + 1
+    return f"{sentence} {' '.join(words).capitalize()}."
 
 USER = "memoryd-user"
 ASSISTANT = "memoryd-assistant"

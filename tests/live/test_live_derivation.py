@@ -2,8 +2,10 @@
 before the session's queue has the turn's items and none left, nor before its conclusion
 is listed; an unobserved peer's turn is "nothing queued".
 
-A real server may batch (Honcho's default): then the wait ends at its bound with the work
-pending, and says so. The kit flushes, as do the emulator targets, so there it is "done".
+A real server may batch (Honcho's default): the observed turn is a message past Honcho's
+default token gate (`past_the_gate`), so a batching server derives it at once too and the
+wait is "done" there as on a flushing one; only a server with a larger gate holds it, and
+then the wait ends at its bound with the work pending, and says so.
 """
 
 from __future__ import annotations
@@ -11,7 +13,7 @@ from __future__ import annotations
 import secrets
 
 import pytest
-from live_data import Target
+from live_data import Target, past_the_gate
 from live_recorder import Recorder
 
 import roncho
@@ -33,7 +35,8 @@ def test_wait_for_derivation_done_only_after_the_work(
     scratch.get_or_create_peer(OBSERVED)
     scratch.get_or_create_session(session, peers={OBSERVED: SessionPeerConfig(observe_me=True)})
     before = scratch.queue_status(session_id=session)
-    scratch.add_messages(session, [MessageCreate(OBSERVED, "I keep bees on the roof.")])
+    turn = past_the_gate("I keep bees on the roof.")
+    scratch.add_messages(session, [MessageCreate(OBSERVED, turn)])
     outcome = scratch.wait_for_derivation(session, since=before, deadline=DERIVATION_WAIT)
     recorder.note("derivation_wait_state", outcome.state)
     assert outcome.state != "nothing_queued", str(outcome)
