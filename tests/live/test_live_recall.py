@@ -27,7 +27,8 @@ from roncho import MessageCreate, SessionPeerConfig
 
 RECIPE = Path(__file__).resolve().parents[2] / "docs" / "recall.md"
 TURNS = 12  # 24 messages: past the short summary's 20 (Honcho's default)
-DERIVATION_DEADLINE = 60.0  # seconds; the promises hold derived or not
+# Seconds: a batching server holds the turns past it; the promises hold derived or not.
+DERIVATION_DEADLINE = 20.0
 
 
 def _recipe() -> dict[str, Any]:
