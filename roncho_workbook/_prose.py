@@ -441,13 +441,22 @@ def budget_part(finding: Finding) -> str:
             if starved
             else "and every one returned messages"
         )
+        chars, tokens = (
+            targeted[0]["representation_chars"],
+            targeted[0].get("representation_tokens"),
+        )
+        counted = "" if tokens is None else f", {tokens} tokens as counted here"
+        representation = (
+            f"the representation ({chars} chars{counted}) is paid for first and is returned "
+            "whatever N is"
+            if chars
+            else "the representation, empty at these reads (nothing derived of the peer yet), "
+            "is still paid for first (its headings)"
+        )
         said += (
             f"; with peer_target the messages and summary stayed within N in {kept}/"
-            f"{len(targeted)}, {starved_words}: the representation "
-            f"({targeted[0]['representation_chars']} chars, "
-            f"{targeted[0].get('representation_tokens', '?')} tokens as counted here) is paid "
-            f"for first and is returned whatever N is (with it, {len(over)}/{len(targeted)} "
-            "reads came to more than N)"
+            f"{len(targeted)}, {starved_words}: {representation} (with it, {len(over)}/"
+            f"{len(targeted)} reads came to more than N)"
         )
     return said
 

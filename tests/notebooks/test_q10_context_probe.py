@@ -217,6 +217,13 @@ def test_q10_answer_names_a_threshold_or_a_budget_the_defaults_do_not_explain() 
     assert first in said
     assert "no long summary within 60 messages (though Honcho's default is every 60th)" in said
     assert "without peer_target it held in 0/1" in said
+    assert "the representation (900 chars) is paid for first and is returned whatever N" in said
+    empty = _tables(25, 130)
+    empty.tables["budgets"][1].update(representation_chars=0, messages=2)
+    said_empty = context_answer(empty, FLUSH, 60, "")
+    assert "and every one returned messages: the representation, empty at these reads" in (
+        said_empty
+    )
     assert "but 1 of those 1 returned no message at all (tokens=100)" in said
     assert "observed peer, after derivation: representation 900 chars, card 2 line(s)" in said
     assert "observed peer, after the dreams: StatusError" in said
