@@ -451,7 +451,7 @@ def budget_part(finding: Finding) -> str:
             "whatever N is"
             if chars
             else "the representation, empty at these reads (nothing derived of the peer yet), "
-            "is still paid for first (its headings)"
+            "is still paid for first, for its headings"
         )
         said += (
             f"; with peer_target the messages and summary stayed within N in {kept}/"
