@@ -11,7 +11,8 @@
 # `ssh -N -L PORT:server:8000 host`; the differential and SDK stages refuse other addresses)
 #
 #   bash scripts/test-real.sh [--record DIR] [--results DIR] [--deriver-flush on|off]
-#                             [--age-gate SECONDS] [--read-workspace NAME] [--expect-auth on|off]
+#                             [--age-gate SECONDS] [--token-gate TOKENS] [--deriver-look SECONDS]
+#                             [--read-workspace NAME] [--expect-auth on|off]
 #
 # --expect-auth on|off: whether authentication should be on at the given server, as its owner
 # means it to be; Q1's verdict line holds the server to it (without it, Q1 is not judged and
@@ -34,8 +35,12 @@
 # Which server:
 # - RONCHO_LIVE_URL set (RONCHO_LIVE_KEY optional): that server, as it is. Nothing is set up,
 #   started, restarted or stopped; the deriver-gates stage is skipped (it must restart the
-#   deriver). --deriver-flush and --age-gate tell the notebooks how that server's deriver is
-#   set (else they assume Honcho's defaults: flush off, age gate 1800 s).
+#   deriver). --deriver-flush, --age-gate and --token-gate tell the notebooks how that server's
+#   deriver is set (else they assume Honcho's defaults: flush off, age gate 1800 s, token gate
+#   512), and so the differential and the SDK stages, whose emulator side is then started
+#   with the same settings and whose waits for the deriver end once what is left is held in
+#   a batch for a whole deriver look (--deriver-look: the server's longest sleep between two
+#   looks for work, default 45 s, Honcho's 30 s times its 1.5 jitter; the kit's is 3 s).
 # - else, where the kit ../shared/real-honcho exists beside the checkout (REAL_HONCHO_KIT
 #   overrides): its setup.sh and start.sh, in REAL_HONCHO_DIR as the kit resolves it. What
 #   this script started, it stops on exit (also on failure or Ctrl-C); a server that was
@@ -61,11 +66,19 @@ RESULTS=""
 READ_WORKSPACE=""
 EXPECT_AUTH=""
 GIVEN_DERIVER=()
+DERIVER_FLUSH="" AGE_GATE_TOLD="" TOKEN_GATE_TOLD="" DERIVER_LOOK=45
 while [ $# -gt 0 ]; do
     case "$1" in
         --record) RECORD="$(mkdir -p "$2" && cd "$2" && pwd)" || exit 2; shift 2 ;;
         --results) RESULTS="$(mkdir -p "$2" && cd "$2" && pwd)" || exit 2; shift 2 ;;
-        --deriver-flush|--age-gate) GIVEN_DERIVER+=("$1" "$2"); shift 2 ;;
+        --deriver-flush|--age-gate|--token-gate) GIVEN_DERIVER+=("$1" "$2")
+            case "$1" in
+                --deriver-flush) DERIVER_FLUSH="$2" ;;
+                --age-gate) AGE_GATE_TOLD="$2" ;;
+                *) TOKEN_GATE_TOLD="$2" ;;
+            esac
+            shift 2 ;;
+        --deriver-look) DERIVER_LOOK="$2"; shift 2 ;;
         --read-workspace) READ_WORKSPACE="$2"; shift 2 ;;
         --expect-auth) EXPECT_AUTH="$2"; shift 2
             case "$EXPECT_AUTH" in on|off) ;; *) echo "test-real.sh: --expect-auth takes on or off" >&2; exit 2 ;; esac ;;
@@ -417,6 +430,14 @@ if [ "$MODE" = given ] && [ -n "$ADMIN_KEY" ]; then
     DIFF_KEY="$ADMIN_KEY"
     (umask 077 && printf '%s' "$ADMIN_KEY" > "$TMP/key") && SDK_KEY=(--key-file "$TMP/key")
 fi
+# The server's deriver as told (tests/deriver_told.py): the kit's flushes; a given server's is
+# what the flags said, else Honcho's defaults. The emulator side is set the same way.
+if [ "$MODE" = kit ] || [ "$DERIVER_FLUSH" = on ]; then
+    export RONCHO_LIVE_DERIVER="flush=on"
+else
+    export RONCHO_LIVE_DERIVER="flush=off age=${AGE_GATE_TOLD:-1800} tokens=${TOKEN_GATE_TOLD:-512} look=$DERIVER_LOOK"
+fi
+echo "== test-real: the differential and the SDK stages take the deriver as: $RONCHO_LIVE_DERIVER"
 if [ -d tests/differential ]; then
     stage "differential (emulator vs server)" env RONCHO_LIVE_URL="$URL" RONCHO_LIVE_KEY="$DIFF_KEY" \
         "$PY" -m pytest tests/differential -p no:cacheprovider -q

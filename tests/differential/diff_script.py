@@ -28,6 +28,8 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
 
+from deriver_told import Watch
+
 # Every socket wait of a step; the real server's chat with the stub LLM answers within seconds.
 SOCKET_TIMEOUT = 60.0
 # Longest wait for the deriver to drain its queue (real server: flush on, ~2 s per batch). The
@@ -165,6 +167,8 @@ class Run:
     base_url: str
     key: str | None = None
     vars: dict[str, str] = field(default_factory=dict)
+    # The server's deriver look (deriver_told.Watch): 0 for a flushing server.
+    look: float = 0.0
 
     def __post_init__(self) -> None:
         self.vars.setdefault("W", f"roncho-diff-{uuid.uuid4().hex[:12]}")
@@ -272,20 +276,25 @@ def _unfill(text: str, variables: dict[str, str]) -> str:
 
 @dataclass(frozen=True, slots=True)
 class Wait:
-    """Wait (bounded) until the deriver has finished every queued item of the workspace."""
+    """Wait (bounded) until the deriver has finished every queued item of the workspace, or,
+    on a server that batches, until what is left is held in a batch (deriver_told.Watch)."""
 
     name: str = "wait for the deriver"
 
     def run(self, run: Run) -> Outcome:
         deadline = time.monotonic() + DERIVER_WAIT
+        watch = Watch(run.look)
         while True:
             status, content_type, payload = run.request("GET", "/v3/workspaces/{W}/queue/status")
             data = json.loads(payload) if status == 200 else {}
-            done = data.get("total_work_units", 0) > 0 and not (
-                data.get("pending_work_units") or data.get("in_progress_work_units")
+            ended = watch.see(
+                data.get("total_work_units", 0),
+                data.get("pending_work_units", 0),
+                data.get("in_progress_work_units", 0),
+                time.monotonic(),
             )
-            if done or time.monotonic() > deadline:
-                return Outcome(self.name, status, content_type, "drained" if done else "timeout")
+            if ended or time.monotonic() > deadline:
+                return Outcome(self.name, status, content_type, ended or "timeout")
             time.sleep(0.2)
 
 

@@ -22,6 +22,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
+from deriver_told import EMULATOR_LOOK, Deriver, told
 from diff_script import Outcome, Run, Step, Wait, cleanup
 from diff_steps import STEPS
 
@@ -77,9 +78,14 @@ def server_version(run: Run) -> str:
     return version
 
 
-def emulator_outcomes(version: str, *, auth: bool) -> list[Outcome]:
-    with FakeHoncho(version=version, flush=True, auth=auth) as fake:
-        return run_script(Run(fake.url, fake.admin_key if auth else None))
+def emulator_outcomes(version: str, *, auth: bool, deriver: Deriver | None = None) -> list[Outcome]:
+    """The script against a FakeHoncho of `version` whose deriver is set as `deriver` (flush
+    on: the kit's, and every recording's)."""
+    deriver = deriver or Deriver()
+    options = deriver.emulator_options()
+    look = 0.0 if deriver.flush else EMULATOR_LOOK
+    with FakeHoncho(version=version, auth=auth, **options) as fake:
+        return run_script(Run(fake.url, fake.admin_key if auth else None, look=look))
 
 
 @pytest.mark.timeout(600)
@@ -91,16 +97,17 @@ def test_emulator_matches_real_server() -> None:
             "still held against the recorded real runs in test_emulator_matches_recording)"
         )
     key = os.environ.get("RONCHO_LIVE_KEY") or None
-    real_run = Run(url, key)
+    deriver = told()  # as scripts/test-real.sh was told (flush on: the kit)
+    real_run = Run(url, key, look=0.0 if deriver.flush else deriver.look)
     version = server_version(real_run)
     real = run_script(real_run)
-    if os.environ.get("RONCHO_DIFF_RECORD") == "1" and key is None:
+    if os.environ.get("RONCHO_DIFF_RECORD") == "1" and key is None and deriver.flush:
         RECORDED.mkdir(exist_ok=True)
         (RECORDED / f"{version}.json").write_text(
             json.dumps([o.to_json() for o in real], indent=1, sort_keys=True) + "\n",
             encoding="utf-8",
         )
-    problems = compare(real, emulator_outcomes(version, auth=key is not None))
+    problems = compare(real, emulator_outcomes(version, auth=key is not None, deriver=deriver))
     assert not problems, "emulator differs from the real server:\n" + "\n".join(problems)
 
 

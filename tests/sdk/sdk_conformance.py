@@ -25,6 +25,9 @@ from typing import Any
 from urllib.parse import urlsplit
 from urllib.request import urlopen
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests/: deriver_told
+from deriver_told import EMULATOR_LOOK, told
+
 from roncho.testing import PROFILES, FakeHoncho
 
 HERE = Path(__file__).resolve().parent
@@ -74,9 +77,12 @@ def _comparable(step: dict[str, Any]) -> dict[str, Any]:
     return dict(step, result=_without_metadata(step.get("result")), wire=wire)
 
 
-def run_flow(sdk_python: str, base_url: str, key_file: str | None) -> list[dict[str, Any]]:
+def run_flow(
+    sdk_python: str, base_url: str, key_file: str | None, look: float = 0.0
+) -> list[dict[str, Any]]:
     workspace = f"roncho-sdk-{uuid.uuid4().hex[:12]}"
     command = [sdk_python, str(FLOW), "--base-url", base_url, "--workspace", workspace]
+    command += ["--deriver-look", str(look)]
     if key_file:
         command += ["--key-file", key_file]
     # The SDK reads HONCHO_* variables; the flow passes everything explicitly instead.
@@ -192,6 +198,7 @@ def main() -> int:
     args = parser.parse_args()
     version = "3.0.12"
     real: list[dict[str, Any]]
+    deriver = told()  # as scripts/test-real.sh was told (flush on: the kit, every recording)
     if args.base_url:
         _check_loopback(args.base_url)
         version = server_version(args.base_url)
@@ -200,8 +207,10 @@ def main() -> int:
                 f"the server reports {version}; FakeHoncho imitates {sorted(PROFILES)}"
             )
         print(f"real server {args.base_url}: Honcho {version}")
-        real = run_flow(args.sdk_python, args.base_url, args.key_file)
-        if args.record and not args.key_file:
+        real = run_flow(
+            args.sdk_python, args.base_url, args.key_file, 0.0 if deriver.flush else deriver.look
+        )
+        if args.record and not args.key_file and deriver.flush:
             RECORDED.mkdir(exist_ok=True)
             lines = [json.dumps(step, sort_keys=True) for step in real]
             (RECORDED / f"{version}.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
@@ -213,15 +222,17 @@ def main() -> int:
     auth = bool(args.key_file)
     version = args.emulator_version or version
     with (
-        FakeHoncho(version=version, flush=True, auth=auth) as fake,
+        FakeHoncho(version=version, auth=auth, **deriver.emulator_options()) as fake,
         tempfile.TemporaryDirectory() as tmp,
     ):
         key_file = None
         if auth:
             key_file = str(Path(tmp) / "key")
             Path(key_file).write_text(fake.admin_key, encoding="utf-8")
-        print(f"emulator: FakeHoncho(version={version!r}, flush=True, auth={auth})")
-        emu = run_flow(args.sdk_python, fake.url, key_file)
+        print(f"emulator: FakeHoncho(version={version!r}, auth={auth}), deriver {deriver.words()}")
+        emu = run_flow(
+            args.sdk_python, fake.url, key_file, 0.0 if deriver.flush else EMULATOR_LOOK
+        )
     problems = compare_and_print(real, emu, label)
     return 1 if problems else 0
 

@@ -20,8 +20,11 @@ const { values: args } = parseArgs({
     "base-url": { type: "string" },
     workspace: { type: "string" },
     "key-file": { type: "string" },
+    // The server's deriver look in seconds (tests/deriver_told.py); 0: it flushes.
+    "deriver-look": { type: "string", default: "0" },
   },
 });
+const LOOK_MS = Number(args["deriver-look"]) * 1000;
 const WORKSPACE = args.workspace;
 // The cloned session's name is this run's own: Honcho 3.0.12 clones every message of *any*
 // workspace's session by that name (docs/compatibility.md, "Server defects"), so a plain "s1"
@@ -186,16 +189,28 @@ async function flow(honcho) {
   await run("conclusions delete", () => view.delete(cid));
   await run("conclusions delete again", () => view.delete(cid));
   await step("wait for the deriver", async () => {
+    // Drained, or (a batching server, as tests/deriver_told.py's Watch) what is left held
+    // in a batch: pending, nothing in progress, for a whole deriver look.
     const deadline = Date.now() + DERIVER_WAIT_MS;
-    let busy = true;
+    let ended = null;
+    let quietSince = null;
     while (Date.now() < deadline) {
       const status = await honcho.queueStatus();
-      busy = status.pendingWorkUnits || status.inProgressWorkUnits;
-      if (status.totalWorkUnits && !busy) break;
+      const pending = status.pendingWorkUnits;
+      const working = status.inProgressWorkUnits;
+      if (status.totalWorkUnits && !pending && !working) {
+        ended = "drained";
+        break;
+      }
+      quietSince = LOOK_MS && pending && !working ? (quietSince ?? Date.now()) : null;
+      if (quietSince !== null && Date.now() - quietSince >= LOOK_MS) {
+        ended = "held";
+        break;
+      }
       await sleep(200);
     }
     exchanges = exchanges.slice(-1);
-    return busy ? "timeout" : "drained";
+    return ended ?? "timeout";
   });
   await run("conclusions list workspace", () => honcho.conclusions.list());
   await run("queue status", () => honcho.queueStatus());

@@ -30,6 +30,9 @@ from typing import Any
 from urllib.parse import urlsplit
 from urllib.request import urlopen
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests/: deriver_told
+from deriver_told import EMULATOR_LOOK, told
+
 from roncho.testing import FakeHoncho
 
 HERE = Path(__file__).resolve().parent
@@ -110,12 +113,13 @@ def tolerate_tokens(want: Any, have: Any) -> Any:
     return have
 
 
-def run_flow(base_url: str, key_file: str | None) -> list[dict[str, Any]]:
+def run_flow(base_url: str, key_file: str | None, look: float = 0.0) -> list[dict[str, Any]]:
     node = shutil.which("node")
     if node is None:
         raise SystemExit("sdk-ts: no `node` on PATH (Node 20 or newer)")
     workspace = f"roncho-sdk-ts-{uuid.uuid4().hex[:12]}"
     command = [node, str(FLOW), "--base-url", base_url, "--workspace", workspace]
+    command += ["--deriver-look", str(look)]
     if key_file:
         command += ["--key-file", key_file]
     # The SDK reads HONCHO_* variables; the flow passes everything explicitly instead.
@@ -263,6 +267,7 @@ def main() -> int:
         "roncho[tokens] extra is installed)",
     )
     args = parser.parse_args()
+    deriver = told()  # as scripts/test-real.sh was told (flush on: the kit, every recording)
     if args.base_url:
         _check_loopback(args.base_url)
         # A build suffix (`3.0.12-emulator`, a deployment's own `3.2.0-...`) is held to its
@@ -271,8 +276,8 @@ def main() -> int:
         if version != VERSION:
             raise SystemExit(f"the server reports {version}; this flow is pinned to {VERSION}")
         print(f"real server {args.base_url}: Honcho {version}")
-        real = run_flow(args.base_url, args.key_file)
-        if args.record and not args.key_file:
+        real = run_flow(args.base_url, args.key_file, 0.0 if deriver.flush else deriver.look)
+        if args.record and not args.key_file and deriver.flush:
             RECORDED.mkdir(exist_ok=True)
             lines = [json.dumps(step, sort_keys=True, ensure_ascii=False) for step in real]
             (RECORDED / f"{VERSION}.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
@@ -283,7 +288,9 @@ def main() -> int:
         label = f"recorded real {VERSION}"
     auth = bool(args.key_file)
     with (
-        FakeHoncho(version=VERSION, flush=True, auth=auth, tokens=args.tokens) as fake,
+        FakeHoncho(
+            version=VERSION, auth=auth, tokens=args.tokens, **deriver.emulator_options()
+        ) as fake,
         tempfile.TemporaryDirectory() as tmp,
     ):
         key_file = None
@@ -292,10 +299,10 @@ def main() -> int:
             Path(key_file).write_text(fake.admin_key, encoding="utf-8")
         counting = fake.options.token_counting
         print(
-            f"emulator: FakeHoncho(version={VERSION!r}, flush=True, auth={auth}, "
-            f"tokens={args.tokens!r}): token counts {counting}"
+            f"emulator: FakeHoncho(version={VERSION!r}, auth={auth}, "
+            f"tokens={args.tokens!r}): token counts {counting}, deriver {deriver.words()}"
         )
-        emu = run_flow(fake.url, key_file)
+        emu = run_flow(fake.url, key_file, 0.0 if deriver.flush else EMULATOR_LOOK)
     exact = counting == "exact"
     return 1 if compare_and_print(real, emu, label, exact_tokens=exact) else 0
 
