@@ -1126,6 +1126,7 @@ class Client(ClientCore, Closing):
                         break
                     raise
                 exchange.received(data)
+                del data  # the exchange has it: not held through the next read
         except BaseException:
             connection.close()
             raise

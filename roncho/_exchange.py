@@ -154,9 +154,8 @@ class Exchange(Generic[T]):
         return memoryview(self._buffer())[self._size : self._size + left]
 
     def _buffer(self) -> bytearray:
-        """The body's own buffer, made when its first bytes are at hand, not with the head:
-        made earlier, it left glibc's heap to be trimmed and faulted in again on every call
-        (an add of 100 messages: 49 page faults a call; benchmarks/RESULTS.md)."""
+        """The body's own buffer, made when its first bytes are at hand (none for a body
+        of length 0)."""
         if self._whole is None:
             assert self._length is not None
             self._whole = bytearray(self._length)  # at most max_body: the parser checked

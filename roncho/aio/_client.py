@@ -1147,6 +1147,7 @@ class AsyncClient(ClientCore, AsyncClosing):
                         break
                     raise
                 exchange.received(data)
+                del data  # the exchange has it: not held through the next read
         except BaseException:
             connection.close()
             raise
