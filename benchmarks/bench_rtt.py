@@ -81,7 +81,10 @@ async def _pump(
                 break
         await sender
     except (ConnectionError, OSError):
+        # A side went away: close the other, so the pump the other way ends too (the
+        # keep-alive proxy would otherwise wait for a next request for ever).
         sender.cancel()
+        writer.close()
 
 
 async def _delayed(
@@ -177,6 +180,8 @@ class Distance:
             self._servers += [front, far]
 
     async def _stop(self) -> None:
+        # Connections still open (the SDK's kept ones) end cancelled: nothing to report.
+        asyncio.get_running_loop().set_exception_handler(lambda loop, context: None)
         for server in self._servers:
             server.close()
         tasks = [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]
