@@ -20,6 +20,7 @@ from __future__ import annotations
 import gc
 import json
 import os
+import resource
 import statistics
 import sys
 import time
@@ -254,6 +255,7 @@ def run_calls(spec: dict[str, Any]) -> dict[str, Any]:
         for _ in range(spec["warmup"]):
             call()
         walls, cpus = [], []
+        faults = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
         for _ in range(iterations):
             wall0, cpu0 = wall_clock(), cpu_clock()
             call()
@@ -265,6 +267,8 @@ def run_calls(spec: dict[str, Any]) -> dict[str, Any]:
             "cpu_us": statistics.median(cpus) * 1e6,
             "wall_mean_us": statistics.fmean(walls) * 1e6,
             "cpu_mean_us": statistics.fmean(cpus) * 1e6,
+            # page faults a call: one that grows the heap pays for its pages (RESULTS.md)
+            "faults": (resource.getrusage(resource.RUSAGE_SELF).ru_minflt - faults) / iterations,
         }
     return out
 
