@@ -20,6 +20,7 @@ from __future__ import annotations
 import gc
 import json
 import os
+import resource
 import statistics
 import sys
 import time
@@ -37,9 +38,15 @@ LARGE_CAP = 64 * 1024 * 1024
 
 # -- the three clients ---------------------------------------------------------------------
 class RonchoOps:
-    def __init__(self, url: str) -> None:
+    def __init__(self, url: str, ca: str | None = None) -> None:
         import roncho
 
+        if ca is not None:  # trust the benchmark's own certificate (roncho's tests do the same)
+            import ssl
+
+            import roncho._client_core
+
+            roncho._client_core.tls_context = lambda: ssl.create_default_context(cafile=ca)
         self.roncho = roncho
         self.client = roncho.Client(
             url,
@@ -77,16 +84,26 @@ class RonchoOps:
 class StdlibOps:
     """What a careful hand-written client does with http.client, and no more."""
 
-    def __init__(self, url: str) -> None:
+    def __init__(self, url: str, ca: str | None = None) -> None:
         import http.client
 
         self.http = http.client
         parts = urlsplit(url)
         self.host, self.port = parts.hostname or "127.0.0.1", parts.port or 80
+        self.tls: Any = None
+        if parts.scheme == "https":
+            import ssl
+
+            self.tls = ssl.create_default_context(cafile=ca)
+
+    def connection(self) -> Any:
+        if self.tls is None:
+            return self.http.HTTPConnection(self.host, self.port, timeout=IO_TIMEOUT)
+        return self.http.HTTPSConnection(self.host, self.port, timeout=IO_TIMEOUT, context=self.tls)
 
     def call(self, method: str, path: str, body: object) -> Any:
         payload = json.dumps(body).encode()
-        conn = self.http.HTTPConnection(self.host, self.port, timeout=IO_TIMEOUT)
+        conn = self.connection()
         try:
             conn.request(
                 method,
@@ -128,7 +145,7 @@ class StdlibOps:
 
     def stream(self, peer: str) -> list[tuple[str, int]]:
         """read1() hands over each chunk as it arrives; events split on the blank line."""
-        conn = self.http.HTTPConnection(self.host, self.port, timeout=IO_TIMEOUT)
+        conn = self.connection()
         seen = []
         try:
             body = json.dumps({"query": QUERY, "stream": True}).encode()
@@ -159,10 +176,20 @@ class StdlibOps:
 
 
 class SdkOps:
-    def __init__(self, url: str) -> None:
+    def __init__(self, url: str, ca: str | None = None) -> None:
         from honcho import Honcho
 
-        self.honcho = Honcho(base_url=url, workspace_id="bench", timeout=IO_TIMEOUT)
+        client = None
+        if ca is not None:  # trust the benchmark's own certificate
+            import ssl
+
+            import httpx
+
+            verify = ssl.create_default_context(cafile=ca)
+            client = httpx.Client(verify=verify, timeout=IO_TIMEOUT)
+        self.honcho = Honcho(
+            base_url=url, workspace_id="bench", timeout=IO_TIMEOUT, http_client=client
+        )
         self.alice = self.honcho.peer("alice")  # also the SDK's once-per-client workspace call
         self.sessions: dict[str, Any] = {}
 
@@ -196,7 +223,7 @@ class SdkOps:
         return seen
 
 
-CONTENDERS: dict[str, Callable[[str], Any]] = {
+CONTENDERS: dict[str, Callable[[str, str | None], Any]] = {
     "roncho": RonchoOps,
     "stdlib": StdlibOps,
     "sdk": SdkOps,
@@ -220,7 +247,7 @@ def run_calls(spec: dict[str, Any]) -> dict[str, Any]:
     Each call is timed on its own and the median is kept: on a shared 2-core machine a
     call now and then loses its core to another process, and a mean would carry that.
     """
-    ops = CONTENDERS[spec["contender"]](spec["url"])
+    ops = CONTENDERS[spec["contender"]](spec["url"], spec.get("ca"))
     out: dict[str, Any] = {}
     wall_clock, cpu_clock = time.perf_counter, time.process_time
     for name, iterations in spec["ops"]:
@@ -228,6 +255,7 @@ def run_calls(spec: dict[str, Any]) -> dict[str, Any]:
         for _ in range(spec["warmup"]):
             call()
         walls, cpus = [], []
+        faults = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
         for _ in range(iterations):
             wall0, cpu0 = wall_clock(), cpu_clock()
             call()
@@ -239,6 +267,8 @@ def run_calls(spec: dict[str, Any]) -> dict[str, Any]:
             "cpu_us": statistics.median(cpus) * 1e6,
             "wall_mean_us": statistics.fmean(walls) * 1e6,
             "cpu_mean_us": statistics.fmean(cpus) * 1e6,
+            # page faults a call: one that grows the heap pays for its pages (RESULTS.md)
+            "faults": (resource.getrusage(resource.RUSAGE_SELF).ru_minflt - faults) / iterations,
         }
     return out
 
@@ -271,7 +301,7 @@ def run_large(spec: dict[str, Any]) -> dict[str, Any]:
     The RSS figure comes from the first large call in a fresh process (freed memory stays
     in the allocator's arenas, so a later call would look cheaper than it is).
     """
-    ops = CONTENDERS[spec["contender"]](spec["url"])
+    ops = CONTENDERS[spec["contender"]](spec["url"], spec.get("ca"))
     session = spec["session"]
     ops.list("p1c16")  # warm the code path on a tiny answer
     gc.collect()
@@ -309,7 +339,7 @@ def run_large(spec: dict[str, Any]) -> dict[str, Any]:
 
 
 def run_stream(spec: dict[str, Any]) -> dict[str, Any]:
-    ops = CONTENDERS[spec["contender"]](spec["url"])
+    ops = CONTENDERS[spec["contender"]](spec["url"], spec.get("ca"))
     ops.stream(spec["warm_peer"])  # connection code paths and imports warm
     return {"events": ops.stream(spec["peer"])}
 

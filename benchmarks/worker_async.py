@@ -19,6 +19,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import resource
 import statistics
 import time
 from typing import Any
@@ -171,6 +172,7 @@ async def _calls(spec: dict[str, Any]) -> dict[str, Any]:
         for _ in range(spec["warmup"]):
             await call()
         walls, cpus = [], []
+        faults = _minor_faults()
         for _ in range(iterations):
             wall0, cpu0 = wall_clock(), cpu_clock()
             await call()
@@ -180,8 +182,15 @@ async def _calls(spec: dict[str, Any]) -> dict[str, Any]:
         out[name] = {
             "wall_us": statistics.median(walls) * 1e6,
             "cpu_us": statistics.median(cpus) * 1e6,
+            "faults": (_minor_faults() - faults) / iterations,
         }
     return out
+
+
+def _minor_faults() -> int:
+    """Page faults of this process so far: a call that grows the heap pays for its pages
+    (benchmarks/RESULTS.md, 2026-12-07)."""
+    return resource.getrusage(resource.RUSAGE_SELF).ru_minflt
 
 
 def run_async_calls(spec: dict[str, Any]) -> dict[str, Any]:

@@ -90,7 +90,7 @@ class Response:
 
     __slots__ = ("_body", "head")
 
-    def __init__(self, head: ResponseHead, body: bytes) -> None:
+    def __init__(self, head: ResponseHead, body: bytes | bytearray) -> None:
         self.head = head
         self._body = body
 
@@ -99,10 +99,10 @@ class Response:
         return self.head.status
 
     @property
-    def body(self) -> bytes:
+    def body(self) -> bytes | bytearray:
         return self._body
 
-    def take_body(self) -> bytes:
+    def take_body(self) -> bytes | bytearray:
         body, self._body = self._body, b""
         return body
 

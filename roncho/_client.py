@@ -1118,13 +1118,15 @@ class Client(ClientCore, Closing):
             with exchange.sending(self._endpoint) as wire:
                 connection.send(wire)
             while exchange.needs_more:
+                room = exchange.room()  # a 2xx body of known length is read into its buffer
                 try:
-                    data = connection.read()
+                    data = (connection.read() if room is None else connection.read_into(room))
                 except RonchoError:
                     if exchange.read_failure_ends_it():  # an error status arrived: it is the answer
                         break
                     raise
                 exchange.received(data)
+                del data  # the exchange has it: not held through the next read
         except BaseException:
             connection.close()
             raise

@@ -3,8 +3,11 @@ and the bytes that come back become the operation's result or its error. No sock
 
 Both clients are executors around this: they connect, send ``request()``, and hand what
 they read to ``received()`` while ``needs_more``; then ``result()`` (or, for a stream,
-``next_chunk()``) finishes the job. The states are drawn in ``Exchange``. Everything the
-server sends is redacted of the key before any error or model can hold it.
+``next_chunk()``) finishes the job. A 2xx body of announced length is gathered in one
+buffer of that length, and ``room()`` tells the executor where in it the next read may go
+(so a large answer is read in place: no pieces to copy and join). The states are drawn in
+``Exchange``. Everything the server sends is redacted of the key before any error or model
+can hold it.
 """
 
 from __future__ import annotations
@@ -32,6 +35,7 @@ if TYPE_CHECKING:
     from ._models import ChatChunk
 
 T = TypeVar("T")
+B = TypeVar("B", bytes, bytearray)
 
 USER_AGENT: Final = f"roncho/{__version__}"
 
@@ -98,8 +102,10 @@ class Exchange(Generic[T]):
         self._key = key
         self._max_body = max_body
         self._parser = ResponseParser(max_body=max_body, request_method=call.method)
-        self._chunks: list[bytes] = []
-        self._size = 0  # bytes in _chunks
+        self._chunks: list[bytes] = []  # a body of unknown length, or an error's start
+        self._length: int | None = None  # in BODY: the announced length, if any
+        self._whole: bytearray | None = None  # a body of that length, in its own buffer
+        self._size = 0  # bytes in _chunks, or in _whole
         self._needs_bytes = True  # the parser has no whole event until more bytes come
         self.head: ResponseHead | None = None
         self.chat: ChatDecoder | None = None  # in STREAM: the decoder of the body
@@ -133,10 +139,40 @@ class Exchange(Generic[T]):
         """The client should read again (a stream stops here once its head is in)."""
         return self.state in (State.HEAD, State.BODY, State.ERROR)
 
-    def received(self, data: bytes) -> None:
-        """What one read gave (``b""``: the server closed the connection)."""
-        self._parser.feed(data)
-        del data  # it may echo the key: no frame a traceback keeps may hold it
+    def room(self) -> memoryview | None:
+        """Where the next read may go: the rest of a 2xx body of announced length, in its
+        own buffer (then hand ``received`` the count read), or None (hand it the bytes).
+
+        Offered once the parser holds none of the body's bytes, and never past the body's
+        end, so the size cap holds and no byte after the body is read.
+        """
+        if self._length is None or self.state is not State.BODY:
+            return None
+        left = self._parser.room()
+        if not left:
+            return None
+        return memoryview(self._buffer())[self._size : self._size + left]
+
+    def _buffer(self) -> bytearray:
+        """The body's own buffer, made when its first bytes are at hand (none for a body
+        of length 0)."""
+        if self._whole is None:
+            assert self._length is not None
+            self._whole = bytearray(self._length)  # at most max_body: the parser checked
+        return self._whole
+
+    def received(self, data: bytes | int) -> None:
+        """What one read gave: the bytes, or how many were read into ``room()`` (``b""``
+        or 0: the server closed the connection)."""
+        if isinstance(data, int):
+            if data:
+                self._parser.took(data)
+                self._size += data
+            else:
+                self._parser.feed(b"")
+        else:
+            self._parser.feed(data)
+            del data  # it may echo the key: no frame a traceback keeps may hold it
         self._needs_bytes = False
         if self.state is not State.STREAM:  # Rule 1
             self._advance()
@@ -175,6 +211,10 @@ class Exchange(Generic[T]):
         if isinstance(event, BodyData):
             if self.chat is not None:
                 self.chat.feed(event.data)
+            elif self._length is not None:
+                end = self._size + len(event.data)
+                self._buffer()[self._size : end] = event.data
+                self._size = end
             else:
                 self._chunks.append(event.data)
                 self._size += len(event.data)
@@ -193,6 +233,7 @@ class Exchange(Generic[T]):
                 )
             else:
                 self.state = State.BODY
+                self._length = self._parser.length_left()
         else:
             self.state = State.DONE
             if self.chat is not None:
@@ -235,10 +276,13 @@ class Exchange(Generic[T]):
                 return meaning(failure)
             raise failure
         assert self.head is not None and self.state is State.DONE
-        body = b"".join(self._chunks)
+        whole, self._whole = self._whole, None
+        if whole is None:
+            response = Response(self.head, self.redact(b"".join(self._chunks)))
+        else:
+            response = Response(self.head, self.redact(whole))
+            del whole
         self._chunks = []  # so the decoder's take_body() leaves the body's only reference
-        response = Response(self.head, self.redact(body))
-        del body
         return call.decode(response)
 
     def failure(self) -> StatusError:
@@ -255,7 +299,7 @@ class Exchange(Generic[T]):
             return RedirectError(head.status, call.method, call.path, kept, location=location)
         return status_error(head.status, call.method, call.path, kept)
 
-    def redact(self, data: bytes) -> bytes:
+    def redact(self, data: B) -> B:
         """A server that echoes the request must not put the key into an error."""
         key = self._key
         if not key or key not in data:

@@ -5,7 +5,10 @@ Strategy: ``build_request`` renders one request (always ``Connection: close``). 
 
     ResponseHead -> BodyData* -> ResponseEnd
 
-``next_event()`` returns None when it needs more bytes. The parser's states::
+``next_event()`` returns None when it needs more bytes. A Content-Length body may also be
+read past the parser: ``room()`` says how many of its bytes the caller may read into a
+buffer of its own, ``took()`` counts them in (they are not handed out again as events).
+The parser's states::
 
     HEAD --1xx--> HEAD
     HEAD --(HEAD request, 204, 304)--> LENGTH(0) -> DONE
@@ -188,6 +191,30 @@ class ResponseParser:
     @property
     def done(self) -> bool:
         return self._state is _State.DONE
+
+    def length_left(self) -> int | None:
+        """Bytes of a Content-Length body not yet handed out or taken, buffered ones
+        included; None for any other framing, and for a length over the cap (its error
+        comes with the next event)."""
+        if self._state is _State.LENGTH and self._pending_error is None:
+            return self._remaining
+        return None
+
+    def room(self) -> int:
+        """How many bytes of a Content-Length body the caller may read past the parser,
+        into a buffer of its own, and then report with ``took``: the rest of the body once
+        nothing is buffered here, else 0. Never more than the body still announced, so
+        the cap holds and no byte after the body is taken."""
+        if self._buf or self._eof:
+            return 0
+        return self.length_left() or 0
+
+    def took(self, count: int) -> None:
+        """``count`` body bytes (1 to ``room()``) were read past the parser."""
+        if not 0 < count <= self.room():
+            raise ValueError(f"took {count} bytes with room for {self.room()}")
+        self._remaining -= count
+        self._body_seen += count
 
     # -- output --------------------------------------------------------------------------
     def next_event(self) -> Event | None:

@@ -95,10 +95,23 @@ class Connection(ConnectionCore):
 
     def read(self) -> bytes:
         """The bytes received (``b""`` once the server has closed)."""
+        data = self._receive(None)
+        assert isinstance(data, bytes)
+        return data
+
+    def read_into(self, room: memoryview) -> int:
+        """How many bytes were received into ``room`` (0 once the server has closed)."""
+        count = self._receive(room)
+        assert isinstance(count, int)
+        return count
+
+    def _receive(self, room: memoryview | None) -> bytes | int:
         by_deadline = False
         try:
             by_deadline = self._settimeout()
             assert self._sock is not None
-            return self._sock.recv(network.RECV_BYTES)
+            if room is None:
+                return self._sock.recv(network.RECV_BYTES)
+            return self._sock.recv_into(room)
         except OSError as exc:
             raise self._read_failed(exc, by_deadline) from None

@@ -1139,13 +1139,15 @@ class AsyncClient(ClientCore, AsyncClosing):
             with exchange.sending(self._endpoint) as wire:
                 await connection.send(wire)
             while exchange.needs_more:
+                room = exchange.room()  # a 2xx body of known length is read into its buffer
                 try:
-                    data = await connection.read()
+                    data = await (connection.read() if room is None else connection.read_into(room))
                 except RonchoError:
                     if exchange.read_failure_ends_it():  # an error status arrived: it is the answer
                         break
                     raise
                 exchange.received(data)
+                del data  # the exchange has it: not held through the next read
         except BaseException:
             connection.close()
             raise

@@ -4,7 +4,8 @@ The async twin of ``_transport``, with the same strategy and the same errors (bo
 their words from ``_network``): resolve, try each address with the connect timeout
 applied per address (and the deadline), TLS only for https, send, then hand back whatever
 bytes arrive within the idle read timeout. The socket is non-blocking and driven by the
-loop's own socket methods (``sock_connect``, ``sock_sendall``, ``sock_recv``): no transport,
+loop's own socket methods (``sock_connect``, ``sock_sendall``, ``sock_recv``,
+``sock_recv_into`` for a body of known length): no transport,
 no protocol, no buffer between the kernel and the exchange, and nothing read that the call
 did not ask for. Each send and read is first tried at once; only when the kernel has nothing
 does the call wait, under one timer. TLS is an ``ssl.SSLObject`` over memory buffers fed by
@@ -192,33 +193,49 @@ class AsyncConnection(ConnectionCore):
     # -- reading ---------------------------------------------------------------------------
     async def read(self) -> bytes:
         """The bytes received (``b""`` once the server has closed)."""
+        data = await self._receive(None)
+        assert isinstance(data, bytes)
+        return data
+
+    async def read_into(self, room: memoryview) -> int:
+        """How many bytes were received into ``room`` (0 once the server has closed)."""
+        count = await self._receive(room)
+        assert isinstance(count, int)
+        return count
+
+    async def _receive(self, room: memoryview | None) -> bytes | int:
         seconds, by_deadline = self._wait_for()
         try:
             if self._tls is not None:
-                return await self._recv_tls(seconds, network.RECV_BYTES)
+                return await self._recv_tls(seconds, room)
             sock, loop = self._sock_now(), self._loop
             try:
-                return sock.recv(network.RECV_BYTES)
+                return sock.recv(network.RECV_BYTES) if room is None else sock.recv_into(room)
             except (BlockingIOError, InterruptedError):
-                return await self._wait(seconds, loop.sock_recv(sock, network.RECV_BYTES))
+                if room is None:
+                    return await self._wait(seconds, loop.sock_recv(sock, network.RECV_BYTES))
+                return await self._wait(seconds, loop.sock_recv_into(sock, room))
         except OSError as exc:
             raise self._read_failed(exc, by_deadline) from None
         except BaseException:
             self.close()  # cancelled: the socket goes at once
             raise
 
-    async def _recv_tls(self, seconds: float, most: int) -> bytes:
+    async def _recv_tls(self, seconds: float, room: memoryview | None) -> bytes | int:
+        """Decrypted bytes (into ``room``: their count), reading records as they are needed."""
         tls = self._tls
         assert tls is not None
+        most = network.RECV_BYTES if room is None else len(room)
         while True:
             try:
-                return tls.object.read(most)
+                return tls.object.read(most) if room is None else tls.object.read(most, room)
             except tls.ssl.SSLWantReadError:
                 pass
             except (tls.ssl.SSLZeroReturnError, tls.ssl.SSLEOFError):
-                return b""  # closed, with or without close_notify, as ssl sockets say
+                return b"" if room is None else 0  # closed, with or without close_notify
             await self._wait(seconds, self._flush(tls))  # e.g. an answer to a key update
-            data = await self._wait(seconds, self._loop.sock_recv(self._sock_now(), most))
+            sock = self._sock_now()
+            data = await self._wait(seconds, self._loop.sock_recv(sock, network.RECV_BYTES))
             if data:
                 tls.incoming.write(data)
             else:

@@ -24,7 +24,7 @@ from roncho._call import Response
 from roncho._checks import parse_base_url
 from roncho._errors import MAX_ERROR_BODY_BYTES as ERROR_BODY_BYTES
 from roncho._exchange import Exchange, encode_json
-from roncho._http import ResponseHead, build_request
+from roncho._http import BodyData, ResponseEnd, ResponseHead, ResponseParser, build_request
 from roncho._models import render_batch
 from roncho._network import Timeouts
 
@@ -211,3 +211,103 @@ def test_a_large_body_is_redacted() -> None:
     run(exchange, answer(200, body), 1 << 16)
     page = exchange.result()
     assert page.items and all("sk-secret" not in m.content for m in page.items)
+
+
+def read_as_the_executor_does(exchange: Exchange[object], wire: bytes, most: int) -> list[int]:
+    """The executors' loop over a socket that holds ``wire`` and gives at most ``most`` bytes
+    a read: into ``room()`` when it is offered, else as bytes. Returns each room's size; the
+    exchange took ``sum`` of what it was handed (checked by the caller against ``wire``)."""
+    rooms = []
+    at = 0
+    while exchange.needs_more:
+        room = exchange.room()
+        piece = wire[at : at + most]
+        if room is None:
+            exchange.received(piece)
+            at += len(piece)
+        else:
+            rooms.append(len(room))
+            count = min(len(room), len(piece))
+            room[:count] = piece[:count]
+            exchange.received(count)
+            at += count
+    rooms.append(at)  # last: how many bytes of the wire were taken
+    return rooms
+
+
+@pytest.mark.parametrize("most", [1000, 4096, 65536])  # the body is about 220 KB
+def test_a_body_read_into_its_room_decodes_and_no_byte_after_it_is_read(most: int) -> None:
+    body = page_body(200)
+    wire = answer(200, body)
+    exchange = Exchange(ops.messages.list_messages(PATHS, "s"), None, 1 << 24)
+    *rooms, taken = read_as_the_executor_does(exchange, wire + b"trailing", most)
+    assert taken == len(wire)  # "trailing" stayed on the socket
+    assert rooms and all(0 < size <= len(body) for size in rooms)
+    page = exchange.result()
+    assert len(page.items) == 200 and page.items[-1].content == "x" * 1000
+
+
+def test_room_is_offered_only_inside_a_2xx_body_of_announced_length() -> None:
+    fresh = Exchange(ops.messages.list_messages(PATHS, "s"), None, 1 << 24)
+    assert fresh.room() is None  # the head is not in yet
+    error = Exchange(ops.messages.list_messages(PATHS, "s"), None, 1 << 24)
+    error.received(b"HTTP/1.1 500 X\r\nContent-Length: 100000\r\n\r\n")
+    assert error.needs_more and error.room() is None  # an error keeps its first 4 KiB only
+    chunked = Exchange(ops.messages.list_messages(PATHS, "s"), None, 1 << 24)
+    chunked.received(b"HTTP/1.1 200 X\r\nTransfer-Encoding: chunked\r\n\r\n")
+    assert chunked.needs_more and chunked.room() is None
+    stream = Exchange(ops.chat.chat_stream(PATHS, "alice", "q"), None, 1 << 24)
+    stream.received(b"HTTP/1.1 200 X\r\nContent-Type: text/event-stream\r\n\r\n")
+    assert stream.room() is None
+    over = Exchange(ops.messages.list_messages(PATHS, "s"), None, 1 << 18)
+    with pytest.raises(ResponseTooLargeError):
+        over.received(b"HTTP/1.1 200 X\r\nContent-Length: %d\r\n\r\n" % ((1 << 18) + 1))
+    assert over.room() is None  # nothing is read past the cap
+
+
+def test_room_waits_until_the_body_bytes_that_came_with_the_head_are_taken() -> None:
+    exchange = Exchange(ops.messages.list_messages(PATHS, "s"), None, 1 << 24)
+    exchange.received(b"HTTP/1.1 200 X\r\nContent-Length: 10\r\n\r\n" + b"0123")
+    room = exchange.room()
+    assert room is not None and len(room) == 6
+    room[:6] = b"456789"
+    exchange.received(6)
+    assert not exchange.needs_more and exchange.room() is None
+
+
+def test_a_body_cut_while_read_into_its_room_is_refused() -> None:
+    exchange = Exchange(ops.messages.list_messages(PATHS, "s"), None, 1 << 24)
+    exchange.received(b"HTTP/1.1 200 X\r\nContent-Length: 100\r\n\r\n")
+    room = exchange.room()
+    assert room is not None and len(room) == 100
+    room[:40] = b"x" * 40
+    exchange.received(40)
+    with pytest.raises(ProtocolError, match="60 bytes of the body still to come") as info:
+        exchange.received(0)  # the server closed the connection
+    assert info.value.request_sent is True
+
+
+def test_a_body_read_into_its_room_is_redacted() -> None:
+    body = page_body(100, content="sk-secret " * 100)
+    exchange = Exchange(ops.messages.list_messages(PATHS, "s"), KEY, 1 << 24)
+    read_as_the_executor_does(exchange, answer(200, body), 1 << 16)
+    page = exchange.result()
+    assert page.items and all("sk-secret" not in m.content for m in page.items)
+
+
+def test_the_parser_counts_in_what_was_read_past_it_and_never_more_than_the_body() -> None:
+    parser = ResponseParser(max_body=100)
+    parser.feed(b"HTTP/1.1 200 X\r\nContent-Length: 10\r\n\r\nab")
+    assert isinstance(parser.next_event(), ResponseHead)
+    assert parser.length_left() == 10 and parser.room() == 0  # "ab" is still buffered
+    assert parser.next_event() == BodyData(b"ab")
+    assert parser.length_left() == 8 and parser.room() == 8
+    for wrong in (0, 9):
+        with pytest.raises(ValueError, match="room for 8"):
+            parser.took(wrong)
+    parser.took(8)
+    assert parser.next_event() == ResponseEnd() and parser.done
+    chunked = ResponseParser(max_body=100)
+    chunked.feed(b"HTTP/1.1 200 X\r\nTransfer-Encoding: chunked\r\n\r\n")
+    assert isinstance(chunked.next_event(), ResponseHead)
+    assert chunked.length_left() is None and chunked.room() == 0
