@@ -162,6 +162,13 @@ def _is_2xx(status: str | None) -> bool:
         return False
 
 
+def _number(value: str | None) -> float:
+    try:
+        return float(value or 0)
+    except ValueError:
+        return 0.0
+
+
 def _true(value: str | None) -> bool:
     return value == "True"
 
@@ -476,6 +483,21 @@ def q10_context(runs: Sequence[Run]) -> Line:
     if problems:
         return Line(what, FAIL, "; ".join(problems))
     why = f"{len(reads)}/{len(reads)} context reads kept to tokens=N"
+    # With peer_target the server pays the representation first and returns it whatever N
+    # is: the messages still keep to N, so not a fault, but memoryd must bound the
+    # representation itself (docs/recall.md); the line says how often it went past N.
+    targeted = [r for r in reads if r.get("mode", "").startswith("peer_target")]
+    past = [
+        r
+        for r in targeted
+        if _number(r.get("representation_tokens")) + _number(r.get("returned_tokens"))
+        > _number(r.get("tokens_asked"))
+    ]
+    if past:
+        why += (
+            f" (messages and summary); with peer_target the representation came whatever N "
+            f"was, past N in {len(past)}/{len(targeted)}: bound it as docs/recall.md does"
+        )
     trials = [r for _, r in _all(runs, "q10_context__long_summary_trials")]
     kept = sum(_true(r.get("long_after_last")) for r in trials)
     if trials and 0 < kept < len(trials):
