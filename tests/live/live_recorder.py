@@ -248,7 +248,10 @@ class Recorder:
             call = recorder._local.current
             # Redacted as the exchange redacts it: a server echoing the key must not put it
             # in a local of this frame either (tests/wire/test_leaks.py reads every frame).
-            body = self.redact(b"".join(self._chunks))
+            # A 2xx body of announced length sits in its own buffer (`_whole`); any other
+            # body, an error's included, in `_chunks`.
+            whole = getattr(self, "_whole", None)
+            body = self.redact(bytes(whole) if whole is not None else b"".join(self._chunks))
             try:
                 answer = original_result(self)
             except roncho.StatusError as exc:
