@@ -439,8 +439,15 @@ else
 fi
 echo "== test-real: the differential and the SDK stages take the deriver as: $RONCHO_LIVE_DERIVER"
 if [ -d tests/differential ]; then
+    # RONCHO_EDGES_OUT: the edges differential's fresh recording, kept beside the results.
     stage "differential (emulator vs server)" env RONCHO_LIVE_URL="$URL" RONCHO_LIVE_KEY="$DIFF_KEY" \
-        "$PY" -m pytest tests/differential -p no:cacheprovider -q
+        RONCHO_EDGES_OUT="$OUT/differential-edges" "$PY" -m pytest tests/differential -p no:cacheprovider -q
+    # The kit's auth-on API: the edges' key-kind steps against their auth-on recording.
+    if [ "$MODE" = kit ] && [ -n "$AUTH_URL" ] && [ -f tests/differential/test_edges.py ]; then
+        stage "differential edges, auth on (server vs recording)" env RONCHO_LIVE_URL="$AUTH_URL" \
+            RONCHO_LIVE_KEY_FILE="$TMP/admin-key" RONCHO_EDGES_OUT="$OUT/differential-edges" \
+            "$PY" -m pytest tests/differential/test_edges.py -k real_server -p no:cacheprovider -q
+    fi
 else
     skip "differential (emulator vs server)" "tests/differential is not in this checkout yet"
 fi

@@ -182,7 +182,10 @@ class Run:
         *,
         raw: bytes | None = None,
         headers: dict[str, str] | None = None,
+        key: str | None = None,
     ) -> tuple[int, str | None, bytes]:
+        """One call. `key` names the run variable whose value is sent as the bearer key instead
+        of the run's own (`NO_KEY`: none at all; an unset variable: its `{name}` text)."""
         split = urlsplit(self.base_url)
         host = split.hostname or "127.0.0.1"
         sent = {"Accept": "application/json"}
@@ -190,8 +193,9 @@ class Run:
         if body is not None:
             data = json.dumps(body).encode()
             sent["Content-Type"] = "application/json"
-        if self.key is not None:
-            sent["Authorization"] = f"Bearer {self.key}"
+        bearer = self.key if key is None else fill_text("{" + key + "}", self.vars)
+        if key != NO_KEY and bearer is not None:
+            sent["Authorization"] = f"Bearer {bearer}"
         sent.update(headers or {})
         conn = http.client.HTTPConnection(host, split.port or 80, timeout=SOCKET_TIMEOUT)
         try:
@@ -204,6 +208,9 @@ class Run:
 
 
 View = Callable[[Any], Any]
+Masker = Callable[[Any, dict[str, str]], Any]
+# A step's `key` that sends no Authorization header at all.
+NO_KEY = "-"
 
 
 @dataclass(frozen=True, slots=True)
@@ -222,11 +229,15 @@ class Step:
     save: Callable[[Any, dict[str, str]], None] | None = None
     sse: bool = False
     values: bool = True
+    # The run variable holding the key this step sends (None: the run's own; NO_KEY: none).
+    key: str | None = None
+    # How the value is normalised (default: `mask`, every id and timestamp anywhere).
+    masker: Masker | None = None
 
     def run(self, run: Run) -> Outcome:
         body = _fill(self.body, run.vars)
         status, content_type, payload = run.request(
-            self.method, self.path, body, raw=self.raw, headers=self.headers
+            self.method, self.path, body, raw=self.raw, headers=self.headers, key=self.key
         )
         parsed: Any
         if self.sse:
@@ -244,7 +255,8 @@ class Step:
         if status >= 400 and isinstance(parsed, dict) and isinstance(parsed.get("detail"), str):
             detail = _unfill(parsed["detail"], run.vars)
         viewed = self.view(parsed) if self.view is not None and status < 300 else parsed
-        value = mask(viewed, run.vars) if self.values and viewed is not None else None
+        masker = self.masker or mask
+        value = masker(viewed, run.vars) if self.values and viewed is not None else None
         return Outcome(self.name, status, content_type, shape(viewed), detail, value)
 
 
