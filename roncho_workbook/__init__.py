@@ -14,7 +14,7 @@ from ._context import probe_context
 from ._deletion import probe_deletion
 from ._deriver import SWITCHES, Switch, measure_latency, measure_switches
 from ._deriver_config import DeriverConfig
-from ._differences import probe_differences
+from ._differences import probe_differences, upstream_answer
 from ._filters import probe_filters
 from ._finding import Finding, wait_until
 from ._health import probe_health
@@ -84,5 +84,6 @@ __all__ = [
     "server_label",
     "source_legend",
     "table_across",
+    "upstream_answer",
     "wait_until",
 ]

@@ -8,6 +8,11 @@ project's reference of the v3 API lists between them.
 Quick re-probes in one scratch workspace (raw calls, so every status and shape is seen as
 sent). Each row names the topic, what the sources say, what this server did, and which
 source it agrees with.
+
+Then, for a server that reports 3.2.x, "against upstream 3.2": each endpoint's answer held
+against what upstream 3.2 is known to send (`_upstream32`: the official SDK's response
+models and the release notes), one row per endpoint with each difference and its source.
+For any other version that part does not apply, and the answer says so.
 """
 
 from __future__ import annotations
@@ -20,11 +25,13 @@ from ._finding import Finding
 from ._questions import source_legend
 from ._raw import RawClient, RawReply, said
 from ._target import Target
+from ._upstream32 import ENDPOINTS, REACH, applies, check
 
 PEER = "q8-user"
 # What a source says when it says nothing about the topic: never counted as agreement.
 _SILENT = frozenset({"not tried", "-", "untyped"})
 SESSION = "q8-session"
+UPSTREAM = "Against upstream 3.2"
 
 
 def _status(reply: RawReply | None) -> str:
@@ -71,8 +78,10 @@ def probe_differences(target: Target, prefix: str) -> Finding:
             }
         )
 
+    replies: dict[str, RawReply | None] = {}
     with target.scratch(prefix) as client:
         raw = target.raw(client.workspace)
+        version = client.server_version()
         peer_new = t.raw("create peer (new)", raw, "POST", raw.ws_path("peers"), {"id": PEER})
         peer_old = t.raw("create peer (again)", raw, "POST", raw.ws_path("peers"), {"id": PEER})
         sess = t.raw("create session (new)", raw, "POST", raw.ws_path("sessions"), {"id": SESSION})
@@ -191,6 +200,18 @@ def probe_differences(target: Target, prefix: str) -> Finding:
         )
         cid = str(item.get("id", "missing"))
         one = t.raw("GET one conclusion", raw, "GET", raw.ws_path("conclusions", cid))
+        replies.update(
+            {
+                "POST …/peers": peer_new,
+                "POST …/sessions": sess,
+                "POST …/sessions/{s}/messages": msgs,
+                "POST …/conclusions": concl,
+                "POST …/search": search,
+                "POST …/chat": wchat,
+                "POST …/peers/{p}/chat include_evidence": evid,
+                "GET …/conclusions/{id}": one,
+            }
+        )
         add(
             "GET .../conclusions/{id}",
             "absent",
@@ -210,6 +231,8 @@ def probe_differences(target: Target, prefix: str) -> Finding:
         )
         listed = client.list_messages(SESSION).items
         mid = listed[0].id if listed else "missing"
+        if applies(version):
+            replies.update(_upstream_calls(t, raw, mid))
         mdel = t.raw(
             "DELETE a message", raw, "DELETE", raw.ws_path("sessions", SESSION, "messages", mid)
         )
@@ -269,8 +292,99 @@ def probe_differences(target: Target, prefix: str) -> Finding:
             keys,
             lambda said: keys.split(" ")[0] in said,
         )
-    finding.answer = summarise(rows)
+    upstream = hold_upstream(version, replies)
+    if upstream:
+        finding.tables["upstream_3_2"] = upstream
+    finding.answer = summarise(rows) + " " + summarise_upstream(version, upstream)
     return finding
+
+
+def upstream_answer(finding: Finding) -> str:
+    """The "against upstream 3.2" part of a Q8 answer, as the notebook shows it."""
+    answer = finding.answer
+    return answer[answer.index(UPSTREAM) :] if UPSTREAM in answer else ""
+
+
+def _upstream_calls(t: Any, raw: RawClient, mid: str) -> dict[str, RawReply | None]:
+    """The endpoints the topics above do not call, each once, in the same scratch workspace."""
+    ws = raw.ws_path
+    filters = {"filters": {"observer_id": PEER, "observed_id": PEER}}
+    calls: list[tuple[str, str, str, object]] = [
+        ("PUT /v3/workspaces/{w}", "PUT", ws(), {"metadata": {"q8": True}}),
+        ("POST …/peers/list", "POST", ws("peers", "list"), {}),
+        ("POST …/sessions/list", "POST", ws("sessions", "list"), {}),
+        (
+            "POST …/sessions/{s}/messages/list",
+            "POST",
+            ws("sessions", SESSION, "messages", "list"),
+            {},
+        ),
+        ("GET …/sessions/{s}/messages/{id}", "GET", ws("sessions", SESSION, "messages", mid), None),
+        ("GET …/sessions/{s}/context", "GET", ws("sessions", SESSION, "context"), None),
+        ("GET …/sessions/{s}/summaries", "GET", ws("sessions", SESSION, "summaries"), None),
+        ("POST …/conclusions/list", "POST", ws("conclusions", "list"), {}),
+        (
+            "POST …/conclusions/query",
+            "POST",
+            ws("conclusions", "query"),
+            {"query": "apple", **filters},
+        ),
+        ("GET …/peers/{p}/card", "GET", ws("peers", PEER, "card"), None),
+        ("GET …/peers/{p}/context", "GET", ws("peers", PEER, "context"), None),
+        ("POST …/peers/{p}/representation", "POST", ws("peers", PEER, "representation"), {}),
+        ("GET …/queue/status", "GET", ws("queue", "status"), None),
+    ]
+    return {
+        name: t.raw(f"upstream 3.2: {name}", raw, method, path, body)
+        for name, method, path, body in calls
+    }
+
+
+def hold_upstream(version: str | None, replies: dict[str, RawReply | None]) -> list[dict[str, Any]]:
+    """One row per endpoint: its answer held against upstream 3.2 (none unless 3.2.x)."""
+    if not applies(version):
+        return []
+    rows = []
+    for endpoint in ENDPOINTS:
+        reply = replies.get(endpoint.name)
+        found, objects = check(
+            endpoint, reply.status if reply else None, reply.json if reply else None
+        )
+        rows.append(
+            {
+                "endpoint": endpoint.name,
+                "status": _status(reply),
+                "held against": endpoint.model.name
+                + (" (array)" if endpoint.holds == "list" else ""),
+                "objects held": objects,
+                "differences": "; ".join(found) or "none",
+            }
+        )
+    return rows
+
+
+def summarise_upstream(version: str | None, rows: list[dict[str, Any]]) -> str:
+    """The "against upstream 3.2" sentence: each difference with its source, or none found
+    and how far that reaches, or why the part does not apply."""
+    if not applies(version):
+        said = f"reports {version}" if version else "reveals no version"
+        return (
+            f"{UPSTREAM}: does not apply, the server {said}; the expectations "
+            "are of upstream 3.2 (docs/emulator.md), so only a 3.2.x server is held to them."
+        )
+    differ = [row for row in rows if row["differences"] != "none"]
+    if not differ:
+        empty = [row["endpoint"] for row in rows if not row["objects held"]]
+        unseen = f"; no object to hold from {', '.join(empty)}" if empty else ""
+        return (
+            f"{UPSTREAM} (server reports {version}): none found in the "
+            f"{len(rows)} endpoints held; {REACH}{unseen}."
+        )
+    listed = "; ".join(f"{row['endpoint']}: {row['differences']}" for row in differ)
+    return (
+        f"{UPSTREAM} (server reports {version}): {len(differ)} of {len(rows)} "
+        f"endpoints differ: {listed}."
+    )
 
 
 def summarise(rows: list[dict[str, Any]]) -> str:
