@@ -25,7 +25,7 @@ from ._finding import Finding
 from ._questions import source_legend
 from ._raw import RawClient, RawReply, said
 from ._target import Target
-from ._upstream32 import ENDPOINTS, REACH, applies, check
+from ._upstream32 import ENDPOINTS, NOTE_321, REACH, applies, check, which_release
 
 PEER = "q8-user"
 # What a source says when it says nothing about the topic: never counted as agreement.
@@ -293,9 +293,13 @@ def probe_differences(target: Target, prefix: str) -> Finding:
             lambda said: keys.split(" ")[0] in said,
         )
     upstream = hold_upstream(version, replies)
+    against = summarise_upstream(version, upstream)
     if upstream:
         finding.tables["upstream_3_2"] = upstream
-    finding.answer = summarise(rows) + " " + summarise_upstream(version, upstream)
+        evidence = evid.json.get("evidence") if evid and isinstance(evid.json, dict) else None
+        releases = which_release(item, evidence) or ["not shown by these answers"]
+        against += f" Where 3.2.0 and 3.2.1 differ ({NOTE_321}): {'; '.join(releases)}."
+    finding.answer = summarise(rows) + " " + against
     return finding
 
 

@@ -19,6 +19,7 @@ order, what the deriver concludes). Standard library only.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
@@ -336,6 +337,29 @@ def check(endpoint: Endpoint, status: int | None, data: Any) -> tuple[list[str],
 def applies(version: str | None) -> bool:
     """Whether the part answers for a server reporting ``version``: upstream 3.2 is 3.2.x."""
     return bool(version) and str(version).startswith("3.2.")
+
+
+NOTE_321 = "3.2.1's release notes, reference honcho-v3.md section 8"
+
+
+def which_release(conclusion: Any, evidence: Any) -> list[str]:
+    """Where 3.2.0 and 3.2.1 are known to differ, which one this server's answers match:
+    an explicit conclusion's ``source_ids`` (null in 3.2.0, [] in 3.2.1) and an evidence
+    conclusion's observer/observed ids (3.2.1 adds them). Only what the answers showed."""
+    said = []
+    if isinstance(conclusion, Mapping) and "source_ids" in conclusion:
+        ids = conclusion["source_ids"]
+        match = "3.2.0" if ids is None else "3.2.1" if ids == [] else "neither"
+        said.append(f"an explicit conclusion's source_ids {json.dumps(ids)}, as {match}")
+    found = evidence.get("conclusions") if isinstance(evidence, Mapping) else None
+    if isinstance(found, list) and found and isinstance(found[0], Mapping):
+        ids_in = found[0].get("observer_id") is not None and found[0].get("observed_id") is not None
+        said.append(
+            "evidence conclusions with observer/observed ids, as 3.2.1"
+            if ids_in
+            else "evidence conclusions without observer/observed ids, as 3.2.0"
+        )
+    return said
 
 
 REACH = (

@@ -58,10 +58,13 @@ def test_the_emulators_3_2_0_shows_no_difference_and_says_how_far_that_reaches()
     assert len(rows) == 21
     assert _differing(finding) == {}
     assert all(r["objects held"] >= 1 for r in rows)  # every endpoint showed an object
-    assert finding.answer.endswith(
+    assert workbook.upstream_answer(finding) == (
         "Against upstream 3.2 (server reports 3.2.0-emulator): none found in the 21 endpoints "
         "held; a shape check (status 2xx, each key the SDK's model requires or the release "
-        "notes add, its JSON type, no undeclared key), not behaviour."
+        "notes add, its JSON type, no undeclared key), not behaviour. Where 3.2.0 and 3.2.1 "
+        "differ (3.2.1's release notes, reference honcho-v3.md section 8): an explicit "
+        "conclusion's source_ids null, as 3.2.0; evidence conclusions without "
+        "observer/observed ids, as 3.2.0."
     )
 
 
@@ -127,6 +130,27 @@ def test_each_kind_of_difference_names_the_models_source(body: object, found: st
     endpoint = next(e for e in _upstream32.ENDPOINTS if e.name == "GET …/peers/{p}/context")
     differences, _ = _upstream32.check(endpoint, 200, body)
     assert differences == [f"{found} [honcho-ai 2.7.0 api_types PeerContextResponse]"]
+
+
+@pytest.mark.parametrize(
+    ("conclusion", "evidence", "said"),
+    [
+        (
+            {"source_ids": []},
+            {"conclusions": [{"observer_id": "a", "observed_id": "b"}]},
+            [
+                "an explicit conclusion's source_ids [], as 3.2.1",
+                "evidence conclusions with observer/observed ids, as 3.2.1",
+            ],
+        ),
+        ({"source_ids": ["x"]}, None, ['an explicit conclusion\'s source_ids ["x"], as neither']),
+        ({}, {"conclusions": []}, []),
+    ],
+)
+def test_where_3_2_0_and_3_2_1_differ_the_answer_names_the_one_matched(
+    conclusion: object, evidence: object, said: list[str]
+) -> None:
+    assert _upstream32.which_release(conclusion, evidence) == said
 
 
 def test_a_date_must_be_one() -> None:
