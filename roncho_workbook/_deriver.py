@@ -111,7 +111,10 @@ def measure_latency(
     if any(r["check"] == INCONSISTENT for r in rows):
         finding.fits = fitting_settings(rows, config)
     finding.answer = deriver_latency_answer(
-        rows, config, warm_derived=warm.latency is not None, poll=poll,
+        rows,
+        config,
+        warm_derived=warm.latency is not None,
+        poll=poll,
         below_waited=below_bound > 0,
     )
     return finding
