@@ -61,6 +61,20 @@ def create(
     return created
 
 
+# 3.0.12 `config.py` MAX_FILE_SIZE (5 MiB): a larger upload is refused before it is read
+# (`routers/messages.py:199`, FileTooLargeError, 413).
+MAX_FILE_SIZE = 5_242_880
+
+
+def check_file_size(size: int) -> None:
+    """An uploaded file over `MAX_FILE_SIZE` bytes: 413, with the server's words."""
+    if size > MAX_FILE_SIZE:
+        raise ApiError(
+            413,
+            f"File size ({size} bytes) exceeds maximum allowed size ({MAX_FILE_SIZE} bytes)",
+        )
+
+
 def upload(
     store: Store,
     deriver: Deriver,

@@ -97,6 +97,7 @@ def upload_messages(services: Services, ctx: Ctx) -> Response:
     ]
     if missing:
         raise ApiError(422, missing)
+    messages.check_file_size(len(files["file"].data))
     text = _upload_text(files["file"])
     metadata = _json_field(fields.get("metadata"))
     created_at = parse_datetime(fields["created_at"]) if fields.get("created_at") else None
