@@ -225,6 +225,10 @@ def session_context(
         for who in (perspective, target):
             if who is not None and (ws is None or who not in ws.peers):
                 raise peers.missing(who, w)
+    if target is None and (ws is None or name not in ws.sessions):
+        # 3.0.12 `src/routers/sessions.py:866-874`: without a peer target the session is
+        # never looked up; a missing one (in a missing workspace too) has an empty context.
+        return SessionContext([], None, None, None)
     session = sessions.existing(ws, w, name)
     assert ws is not None
     tokens = ask.tokens

@@ -117,6 +117,15 @@ def _invalid(loc: list[str | int], message: str, value: object) -> ApiError:
     return validation_error("value_error", loc, f"Value error, {message}", value, {"error": {}})
 
 
+def check_name(name: str, loc: list[str | int]) -> str:
+    """A new scope's `id` as 3.0.12's `ScopeCreate` checks it (`src/schemas/api.py:96-117`):
+    at most 506 characters, then the reserved prefix, then the pattern (422)."""
+    problem = name_error(name)
+    if problem:
+        raise _invalid(loc, problem, name)
+    return name
+
+
 def check_names(value: object, loc: list[str | int]) -> list[str]:
     """The `scopes` list of a session create: each a valid name, at most LIST_MAX."""
     if not isinstance(value, list):
@@ -203,8 +212,12 @@ def add_sessions(
     seconds later."""
     scope = find(ws, w, name)
     assert ws is not None
-    for session_name in session_names:
-        lookups.active_session(ws, session_name)
+    # 3.0.12 `src/crud/scope.py:396-409`: every missing or inactive session named, sorted.
+    missing = sorted(
+        {n for n in session_names if n not in ws.sessions or not ws.sessions[n].is_active}
+    )
+    if missing:
+        raise ApiError(404, f"Session(s) {missing} not found in workspace {w}")
     stamp = iso(utcnow())
     for session_name in session_names:
         scope.backfill[session_name] = {"state": "pending", "updated_at": stamp}
@@ -217,7 +230,13 @@ def schedule_backfill(ws: Workspace, scope: Scope, deriver: Deriver, delay: floa
 
 
 def remove_session(ws: Workspace | None, w: str, name: str, session_name: str) -> None:
-    find(ws, w, name).backfill.pop(session_name, None)
+    """The session leaves the scope; 404 when it is missing or inactive (3.0.12
+    `src/crud/scope.py:467-475` goes through `remove_peers_from_session`, which looks the
+    session up, `src/crud/session.py:889`)."""
+    scope = find(ws, w, name)
+    assert ws is not None
+    lookups.active_session(ws, session_name)
+    scope.backfill.pop(session_name, None)
 
 
 def sessions_of(ws: Workspace | None, w: str, name: str) -> list[Session]:

@@ -318,6 +318,8 @@ def clone(store: Store, ws: Workspace | None, name: str, cutoff: str | None) -> 
     if ws is None or original is None or not original.is_active:
         raise ApiError(404, "Original session not found")
     messages = [m for m in ws.messages if m.session_id == original.id]
+    # An empty `message_id` is still an id, looked up and not found (3.0.12
+    # `src/crud/session.py:785`, reported as the session's, `src/routers/sessions.py:449-452`).
     if cutoff is not None:
         index = next((i for i, m in enumerate(messages) if m.id == cutoff), None)
         if index is None:

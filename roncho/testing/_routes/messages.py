@@ -8,7 +8,7 @@ from .. import _filters, _tokens
 from .._backends import messages
 from .._backends.messages import NewMessage
 from .._common import ApiError, JsonDict, error_item, parse_datetime, validation_error
-from .._multipart import FilePart, parse_form
+from .._multipart import parse_form
 from .._routing import Route, Services
 from .._state import message_json, message_row
 from .._validate import get_bool, get_dict, get_list, get_metadata, get_str
@@ -97,7 +97,7 @@ def upload_messages(services: Services, ctx: Ctx) -> Response:
     ]
     if missing:
         raise ApiError(422, missing)
-    text = _upload_text(files["file"])
+    text = messages.file_text(files["file"].content_type, files["file"].data)
     metadata = _json_field(fields.get("metadata"))
     created_at = parse_datetime(fields["created_at"]) if fields.get("created_at") else None
     ws = ctx.made_ws(services.store)
@@ -112,21 +112,6 @@ def upload_messages(services: Services, ctx: Ctx) -> Response:
         created_at,
     )
     return json_response(201, [message_json(m) for m in created])
-
-
-def _upload_text(upload: FilePart) -> str:
-    """The text of an uploaded file as the server's processors see it (text/* and JSON)."""
-    kind = upload.content_type.split(";")[0].strip().lower()
-    if kind.startswith("text/") or kind == "application/json":
-        try:
-            return upload.data.decode("utf-8")
-        except UnicodeDecodeError:
-            raise ApiError(422, "Could not decode text file") from None
-    raise ApiError(
-        415,
-        f"Unsupported file type: {upload.content_type}. Supported types: "
-        "['PDFProcessor', 'TextProcessor', 'JSONProcessor']",
-    )
 
 
 def _json_field(raw: str | None) -> object:

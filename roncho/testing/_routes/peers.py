@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from .. import _auth, _filters
 from .._backends import context, peers, scopes
-from .._common import ApiError, validation_error
+from .._common import validation_error
 from .._routing import Route, Services
 from .._state import peer_json, peer_row, session_json, session_row
 from .._validate import (
@@ -30,8 +30,7 @@ def create_peer(services: Services, ctx: Ctx) -> Response:
     name = get_id(body, ["body"])
     metadata = get_metadata(body, ["body"])
     configuration = get_dict(body, "configuration", ["body"])
-    if ctx.claims.peer is not None and ctx.claims.peer != name:
-        raise ApiError(401, _auth.NOT_PERMITTED)
+    _auth.check_own(ctx.claims, ctx.w, peer=name)
     ws = ctx.made_ws(services.store)
     peer, created = peers.upsert(ws, name, metadata, configuration)
     return json_response(201 if created else 200, peer_json(peer))
@@ -85,8 +84,8 @@ def put_card(services: Services, ctx: Ctx) -> Response:
             "string_type", ["body", "peer_card", 0], "Input should be a valid string", card
         )
     target = ctx.request.query.get("target") or ctx.params["p"]
-    peers.set_card(ctx.ws, ctx.params["p"], target, card, ctx.w)
-    return json_response(200, {"peer_card": list(card)})
+    stored = peers.set_card(services.store, ctx.ws, ctx.params["p"], target, card, ctx.w)
+    return json_response(200, {"peer_card": stored})
 
 
 def peer_context(services: Services, ctx: Ctx) -> Response:
