@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 
-from emu_http import Api
+from emu_http import Api, Reply
 
 W = "/v3/workspaces/w"
 
@@ -167,3 +167,102 @@ def test_upload_over_5_mib_is_413_and_stores_nothing(api: Api) -> None:
         {"detail": "File size (5242881 bytes) exceeds maximum allowed size (5242880 bytes)"},
     )
     assert api.post(f"{W}/sessions/list").json["total"] == 0
+
+
+def _errors(reply: Reply) -> list[tuple[str, list[object], str]]:
+    return [(e["type"], e["loc"], e["msg"]) for e in reply.detail]
+
+
+def test_bool_parsed_in_pydantic_lax_mode(api: Api) -> None:
+    assert api.put(W, {"configuration": {"reasoning": {"enabled": "no"}}}).status == 200
+    bad = api.put(W, {"configuration": {"reasoning": {"enabled": "maybe"}}})
+    assert _errors(bad) == [
+        (
+            "bool_parsing",
+            ["body", "configuration", "reasoning", "enabled"],
+            "Input should be a valid boolean, unable to interpret input",
+        )
+    ]
+    wrong = api.put(W, {"configuration": {"reasoning": {"enabled": []}}})
+    assert _errors(wrong)[0][0] == "bool_type"
+
+
+def test_float_bounds_worded_as_pydantic(api: Api) -> None:
+    api.post(f"{W}/peers", {"id": "alice"})
+    low = api.post(f"{W}/peers/alice/representation", {"search_max_distance": -0.1})
+    assert low.detail == [
+        {
+            "type": "greater_than_equal",
+            "loc": ["body", "search_max_distance"],
+            "msg": "Input should be greater than or equal to 0",
+            "input": -0.1,
+            "ctx": {"ge": 0.0},
+        }
+    ]
+    high = api.get(f"{W}/peers/alice/context", query={"search_max_distance": "1.1"})
+    assert _errors(high)[0][2] == "Input should be less than or equal to 1"
+
+
+def test_metadata_limit_error_has_error_ctx(api: Api) -> None:
+    reply = api.post(f"{W}/peers", {"id": "p", "metadata": {"a": {"b": {"c": {"d": {"e": {}}}}}}})
+    (error,) = reply.detail
+    assert (error["type"], error["ctx"]) == ("value_error", {"error": {}})
+
+
+def test_dream_type_is_an_enum(api: Api) -> None:
+    reply = api.post(f"{W}/schedule_dream", {"observer": "alice", "dream_type": "nightmare"})
+    (error,) = reply.detail
+    assert (error["type"], error["msg"]) == ("enum", "Input should be 'omni' or 'card_refresh'")
+
+
+def test_required_bodies_missing_or_null(api: Api) -> None:
+    api.post(f"{W}/sessions", {"id": "s1"})
+    missing = [("missing", ["body"], "Field required")]
+    assert _errors(api.post(f"{W}/peers/alice/representation")) == missing
+    assert _errors(api.post(f"{W}/sessions/s1/peers", raw=b"null")) == missing
+    assert _errors(api.put(f"{W}/sessions/s1/peers")) == missing
+    assert _errors(api.delete(f"{W}/sessions/s1/peers", raw=b"null")) == missing
+
+
+def test_card_body_errors(api: Api) -> None:
+    null = api.put(f"{W}/peers/alice/card", {"peer_card": None})
+    assert _errors(null) == [("list_type", ["body", "peer_card"], "Input should be a valid list")]
+    items = api.put(f"{W}/peers/alice/card", {"peer_card": ["ok", 1, None]})
+    assert _errors(items) == [
+        ("string_type", ["body", "peer_card", 1], "Input should be a valid string"),
+        ("string_type", ["body", "peer_card", 2], "Input should be a valid string"),
+    ]
+
+
+def test_new_peer_names_all_named(api: Api) -> None:
+    # crud/peer.py:96-100.
+    reply = api.post(f"{W}/sessions", {"id": "s1", "peers": {"b c": {}, "a b": {}, "ok": {}}})
+    assert (reply.status, reply.detail) == (
+        422,
+        "Peer name(s) ['a b', 'b c'] must match pattern ^[a-zA-Z0-9_-]+$",
+    )
+
+
+def test_session_scopes_error_is_the_lists(api: Api) -> None:
+    reply = api.post(f"{W}/sessions", {"id": "s1", "scopes": ["ok", "scope.x"]})
+    (error,) = reply.detail
+    assert (error["loc"], error["input"]) == (["body", "scopes"], ["ok", "scope.x"])
+
+
+def test_filter_texts(api: Api) -> None:
+    api.post(f"{W}/sessions", {"id": "s1"})
+    for filters, text in (
+        ({"created_at": {"gte": "yesterday"}}, "Invalid datetime value: yesterday"),
+        (
+            {"peer_id": {"like": "a"}},
+            "Invalid filter for column 'peer_id': unsupported operator(s) ['like']. Expected "
+            "one of ['contains', 'gt', 'gte', 'icontains', 'in', 'lt', 'lte', 'ne'] or a "
+            "scalar value.",
+        ),
+    ):
+        reply = api.post(f"{W}/sessions/s1/messages/list", {"filters": filters})
+        assert (reply.status, reply.detail) == (422, text)
+    peers = api.post(f"{W}/peers/list", {"filters": {"is_active": True}})
+    assert peers.detail == "Column 'is_active' does not exist on Peer"
+    conclusions = api.post(f"{W}/conclusions/list", {"filters": {"nope": 1}})
+    assert conclusions.detail == "Column 'nope' does not exist on Document"

@@ -7,7 +7,7 @@ import json
 from dataclasses import dataclass
 from datetime import datetime
 
-from .._common import ID_PATTERN, ApiError, JsonDict, nanoid, utcnow
+from .._common import ApiError, JsonDict, nanoid, utcnow
 from .._deriver import Deriver
 from .._state import Message, Store, Workspace
 from . import peers, scopes, sessions
@@ -36,9 +36,7 @@ def create(
     """Write a batch: senders made peers and active members, then the messages, enqueued
     (a scope peer authors none: 422)."""
     scopes.refuse(ws, [item.peer_id for item in batch], scopes.AUTHOR)
-    for item in batch:
-        if item.peer_id not in ws.peers and not ID_PATTERN.match(item.peer_id):
-            peers.find_or_create(ws, item.peer_id)  # raises the 422
+    peers.check_names(item.peer_id for item in batch if item.peer_id not in ws.peers)
     session, _ = sessions.find_or_create(ws, session_name)
     for item in batch:
         peers.find_or_create(ws, item.peer_id)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from .._common import ID_PATTERN, ApiError, JsonDict, utcnow
 from .._state import Peer, Session, Store, Workspace
 from . import scopes, workspaces
@@ -11,10 +13,16 @@ def missing(peer: str, w: str) -> ApiError:
     return ApiError(404, f"Peer {peer} not found in workspace {w}")
 
 
+def check_names(names: Iterable[str]) -> None:
+    """422 when new peers' names break the id pattern, every offender named, sorted
+    (3.0.12 `src/crud/peer.py:96-100`)."""
+    offenders = sorted({name for name in names if not ID_PATTERN.match(name)})
+    if offenders:
+        raise ApiError(422, f"Peer name(s) {offenders} must match pattern ^[a-zA-Z0-9_-]+$")
+
+
 def check_name(name: str) -> None:
-    """422 when a new peer's name breaks the id pattern."""
-    if not ID_PATTERN.match(name):
-        raise ApiError(422, f"Invalid peer name '{name}': must match pattern ^[a-zA-Z0-9_-]+$")
+    check_names([name])
 
 
 def find_or_create(ws: Workspace, name: str) -> tuple[Peer, bool]:

@@ -139,9 +139,16 @@ def check_names(value: object, loc: list[str | int]) -> list[str]:
             {"field_type": "List", "max_length": LIST_MAX, "actual_length": len(value)},
         )
     for index, name in enumerate(value):
+        if not isinstance(name, str):
+            raise validation_error(
+                "string_type", [*loc, index], "Input should be a valid string", name
+            )
+    # 3.0.12 `SessionCreate.validate_scopes` (`src/schemas/api.py:437-444`) checks the names
+    # as a list: its error is the list's, with the whole list as the input.
+    for name in value:
         problem = name_error(name)
         if problem:
-            raise _invalid([*loc, index], problem, name)
+            raise _invalid(loc, problem, value)
     return [str(name) for name in value]
 
 

@@ -68,6 +68,7 @@ def upsert_members(
 ) -> None:
     """The server's peers-map rules: a new or inactive member takes the given configuration,
     an active one keeps its own; 400 when observers would exceed the limit."""
+    peers.check_names(name for name in members if name not in ws.peers)
     for name in members:
         peers.find_or_create(ws, name)
     proposed = dict(session.members)

@@ -94,6 +94,8 @@ def delete_session(services: Services, ctx: Ctx) -> Response:
 
 def _peer_map(ctx: Ctx) -> dict[str, tuple[bool | None, bool | None]]:
     raw = ctx.json()
+    if raw is None:  # `Body(...)`: no body, or JSON null, is FastAPI's "missing"
+        raise validation_error("missing", ["body"], "Field required", None)
     if not isinstance(raw, dict):
         raise validation_error("dict_type", ["body"], "Input should be a valid dictionary", raw)
     return {key: session_peer_config(value, ["body", key]) for key, value in raw.items()}
@@ -113,6 +115,8 @@ def set_session_peers(services: Services, ctx: Ctx) -> Response:
 
 def remove_session_peers(services: Services, ctx: Ctx) -> Response:
     raw = ctx.json()
+    if raw is None:  # `Body(...)`: no body, or JSON null, is FastAPI's "missing"
+        raise validation_error("missing", ["body"], "Field required", None)
     if not isinstance(raw, list) or not all(isinstance(v, str) for v in raw):
         raise validation_error("list_type", ["body"], "Input should be a valid list", raw)
     session = sessions.remove_members(ctx.ws, ctx.w, ctx.params["s"], raw)

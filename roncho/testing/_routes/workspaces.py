@@ -52,7 +52,8 @@ def schedule_dream(services: Services, ctx: Ctx) -> Response:
     observed = get_str(body, "observed", ["body"])
     if "dream_type" not in body:
         get_str(body, "dream_type", ["body"], required=True)  # FastAPI's "missing" item
-    get_literal(body, "dream_type", ["body"], DREAM_TYPES, "omni")
+    # `dream_type` is an Enum (3.0.12 `src/schemas/configuration.py:16`): its error type is `enum`.
+    get_literal(body, "dream_type", ["body"], DREAM_TYPES, "omni", kind="enum")
     get_str(body, "session_id", ["body"])
     get_bool(body, "rebuild", ["body"], False)
     workspaces.schedule_dream(ctx.ws, observed)
