@@ -424,3 +424,20 @@ def session_peer_config(value: object, loc: Loc) -> tuple[bool | None, bool | No
             value,
         )
     return (get_bool(value, "observe_me", loc, None), get_bool(value, "observe_others", loc, None))
+
+
+def datetime_error(loc: Loc, raw: object) -> ApiError:
+    """A datetime field that does not parse, as pydantic words it: the date parser's reason
+    in `ctx` and the message when it is the common one (speedate wants at least the 10
+    characters of a date: `input is too short`), else the bare message."""
+    if isinstance(raw, str) and len(raw) < 10:
+        return validation_error(
+            "datetime_from_date_parsing",
+            loc,
+            "Input should be a valid datetime or date, input is too short",
+            raw,
+            {"error": "input is too short"},
+        )
+    return validation_error(
+        "datetime_from_date_parsing", loc, "Input should be a valid datetime or date", raw
+    )

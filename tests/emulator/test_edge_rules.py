@@ -266,3 +266,30 @@ def test_filter_texts(api: Api) -> None:
     assert peers.detail == "Column 'is_active' does not exist on Peer"
     conclusions = api.post(f"{W}/conclusions/list", {"filters": {"nope": 1}})
     assert conclusions.detail == "Column 'nope' does not exist on Document"
+
+
+def test_unparsable_datetimes_carry_the_parsers_reason(api: Api) -> None:
+    reply = api.post(
+        f"{W}/sessions/s1/messages",
+        {"messages": [{"peer_id": "a", "content": "x", "created_at": "yesterday"}]},
+    )
+    (error,) = reply.detail
+    assert (error["msg"], error["ctx"]) == (
+        "Input should be a valid datetime or date, input is too short",
+        {"error": "input is too short"},
+    )
+    # routers/keys.py:29-38: the query is parsed before "Feature is disabled" (auth off).
+    key = api.post("/v3/keys", query={"expires_at": "soon"})
+    assert key.status == 422 and key.detail[0]["loc"] == ["query", "expires_at"]
+    assert api.post("/v3/keys").status == 405
+
+
+def test_representation_reads_filters_before_scope(api: Api) -> None:
+    # routers/peers.py:498-507: the filters' allowlist is parsed before the scope rules.
+    api.post(f"{W}/peers", {"id": "alice"})
+    api.post(f"{W}/scopes", {"id": "sc"})
+    path = f"{W}/peers/alice/representation"
+    empty = api.post(path, {"scope": "sc", "filters": {}})
+    assert (empty.status, empty.detail) == (422, "filters must contain 'session_id'")
+    both = api.post(path, {"scope": "sc", "filters": {"session_id": "s1"}})
+    assert (both.status, both.detail) == (422, "`scope` and `filters` are mutually exclusive")

@@ -11,7 +11,7 @@ from .._common import ApiError, JsonDict, error_item, parse_datetime, validation
 from .._multipart import parse_form
 from .._routing import Route, Services
 from .._state import message_json, message_row
-from .._validate import get_bool, get_dict, get_list, get_metadata, get_str
+from .._validate import datetime_error, get_bool, get_dict, get_list, get_metadata, get_str
 from .._web import Ctx, Response, S, filters_of, json_response, paged
 
 # The server's batch limit and message size.
@@ -41,12 +41,7 @@ def _message_input(item: object, loc: list[str | int]) -> NewMessage:
     if raw_created is not None:
         created_at = parse_datetime(raw_created) if isinstance(raw_created, str) else None
         if created_at is None:
-            raise validation_error(
-                "datetime_from_date_parsing",
-                [*loc, "created_at"],
-                "Input should be a valid datetime or date",
-                raw_created,
-            )
+            raise datetime_error([*loc, "created_at"], raw_created)
     refused = _tokens.special_token_refusal(str(content))  # the schema's model validator
     if refused is not None:
         raise validation_error("value_error", loc, f"Value error, {refused}", item, {"error": {}})
