@@ -293,3 +293,17 @@ def test_representation_reads_filters_before_scope(api: Api) -> None:
     assert (empty.status, empty.detail) == (422, "filters must contain 'session_id'")
     both = api.post(path, {"scope": "sc", "filters": {"session_id": "s1"}})
     assert (both.status, both.detail) == (422, "`scope` and `filters` are mutually exclusive")
+
+
+def test_workspace_search_scope_keeps_removed_sessions(api: Api) -> None:
+    # routers/workspaces.py:157-170: get_peer_session_names counts left memberships too.
+    for session in ("s1", "s2"):
+        api.post(
+            f"{W}/sessions/{session}/messages", {"messages": [{"peer_id": "a", "content": "tea"}]}
+        )
+    api.post(f"{W}/scopes", {"id": "sc"})
+    api.post(f"{W}/scopes/sc/sessions", {"session_ids": ["s1", "s2"]})
+    assert api.delete(f"{W}/scopes/sc/sessions/s2").status == 204
+    assert api.post(f"{W}/scopes/sc/sessions/list").json["total"] == 1
+    hits = api.post(f"{W}/search", {"query": "tea", "scope": "sc"}).json
+    assert sorted(m["session_id"] for m in hits) == ["s1", "s2"]

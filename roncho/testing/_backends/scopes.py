@@ -228,6 +228,8 @@ def add_sessions(
     stamp = iso(utcnow())
     for session_name in session_names:
         scope.backfill[session_name] = {"state": "pending", "updated_at": stamp}
+        if session_name not in scope.members_ever:
+            scope.members_ever.append(session_name)
     schedule_backfill(ws, scope, deriver, delay)
 
 
@@ -263,6 +265,13 @@ def _backfilled(ws: Workspace, scope: Scope) -> None:
         if job.get("state") == "pending":
             copied = sum(1 for c in ws.conclusions if c.session_id == name and not c.deleted)
             job.update(state="completed", updated_at=iso(utcnow()), docs_copied=copied)
+
+
+def searched(ws: Workspace | None, w: str, name: str) -> set[str]:
+    """The sessions a workspace search with `scope` covers: every session the scope peer was
+    ever a member of, removed ones too (3.0.12 `src/routers/workspaces.py:157-170` asks
+    `get_peer_session_names`, whose default counts any membership record)."""
+    return set(find(ws, w, name).members_ever)
 
 
 def resolve(ws: Workspace | None, w: str, option: str | list[str]) -> set[str]:
