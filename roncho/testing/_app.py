@@ -106,10 +106,10 @@ class App:
         if route.access == "admin":
             raise ApiError(401, _auth.ADMIN_ONLY)
         denied = ApiError(401, _auth.NOT_PERMITTED)
+        if route.access == "self":
+            return claims  # the handler compares the path and body ids with the claims
         if "w" in params and claims.workspace != params["w"]:
             raise denied
-        if route.access == "self":
-            return claims  # the handler compares body ids with the claims
         if route.access == "workspace_only" and (claims.session, claims.peer) != (None, None):
             raise denied
         if claims.session is not None:

@@ -22,6 +22,10 @@ EXPIRED = "JWT expired"
 MISSING_WORKSPACE = "Invalid JWT scope: peer/session token missing workspace"
 ADMIN_ONLY = "Resource requires admin privileges"
 NOT_PERMITTED = "JWT not permissioned for this resource"
+# What the get-or-create handlers of 3.0.12 say themselves (`src/routers/workspaces.py:45`,
+# `src/routers/peers.py:171-176`, `src/routers/sessions.py:306`): their routes' `require_auth`
+# names no workspace, so another workspace's key reaches the handler.
+UNAUTHORIZED = "Unauthorized access to resource"
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,6 +39,21 @@ class Claims:
 
 
 ADMIN = Claims(admin=True, workspace=None, peer=None, session=None)
+
+
+def check_own(
+    claims: Claims, workspace: str, *, peer: str | None = None, session: str | None = None
+) -> None:
+    """A get-or-create's own key check (401 `UNAUTHORIZED`): a non-admin key must be for
+    `workspace`, and a peer or session key for the `peer` or `session` being made."""
+    if claims.admin:
+        return
+    if claims.workspace != workspace:
+        raise ApiError(401, UNAUTHORIZED)
+    if peer is not None and claims.peer is not None and claims.peer != peer:
+        raise ApiError(401, UNAUTHORIZED)
+    if session is not None and claims.session is not None and claims.session != session:
+        raise ApiError(401, UNAUTHORIZED)
 
 
 def _b64(data: bytes) -> str:

@@ -32,8 +32,13 @@ def utcnow() -> datetime:
 
 
 def iso(moment: datetime) -> str:
-    """RFC 3339 in UTC with a `Z`, microseconds always shown: `2026-11-30T19:40:01.123456Z`."""
-    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    """RFC 3339 in UTC with a `Z`, as 3.0.12's pydantic writes it: `2026-11-30T19:40:01.123456Z`,
+    and without the fraction when it is zero (`2001-02-03T04:05:06Z`, seen for a message's
+    `created_at` the caller sent)."""
+    moment = moment.astimezone(UTC)
+    if moment.microsecond == 0:
+        return moment.strftime("%Y-%m-%dT%H:%M:%SZ")
+    return moment.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
 
 def parse_datetime(text: str) -> datetime | None:

@@ -114,12 +114,25 @@ def _compile_object(filters: Mapping[str, Any], resource: Resource, depth: int) 
             parts.append(_compile_metadata_key(path, value))
         else:
             if key not in resource.keys:
-                raise _fail(
-                    f"Column '{key}' is not allowed to be filtered on or does not exist on "
-                    f"{resource.model}"
-                )
+                raise _fail(_unknown_column(key, resource))
             parts.append(_compile_column(key, value, resource))
     return lambda row: all(p(row) for p in parts)
+
+
+# 3.0.12 `src/utils/filter.py:41-49`: the names every model but Message and Document maps.
+_MAPPED_KEYS = frozenset(
+    {"id", "created_at", "is_active", "workspace_id", "session_id", "peer_id", "metadata"}
+)
+
+
+def _unknown_column(key: str, resource: Resource) -> str:
+    """Why `key` cannot be filtered on (3.0.12 `src/utils/filter.py:545-552`): a name the
+    model's mapping knows (a Document's maps every name to itself) but the model lacks
+    "does not exist"; any other is "not allowed"."""
+    mapped = resource.model == "Document" or (resource.model != "Message" and key in _MAPPED_KEYS)
+    if mapped:
+        return f"Column '{key}' does not exist on {resource.model}"
+    return f"Column '{key}' is not allowed to be filtered on or does not exist on {resource.model}"
 
 
 def _logical(kind: str, subs: list[Predicate]) -> Predicate:
@@ -136,11 +149,14 @@ def _operand(key: str, value: object, resource: Resource) -> object:
     if value is None:
         return None
     if key in resource.datetime_keys:
+        # 3.0.12 `src/utils/filter.py:188-198`.
         if not isinstance(value, str):
-            raise _fail(f"Invalid datetime value for '{key}': {value!r}")
+            raise _fail(
+                f"Invalid value for column '{key}': expected a datetime, got {type(value).__name__}"
+            )
         moment = parse_datetime(value)
         if moment is None:
-            raise _fail(f"Invalid datetime value for '{key}': {value!r}")
+            raise _fail(f"Invalid datetime value: {value}")
         return moment
     if key == "level" and value not in CONCLUSION_LEVELS:
         raise _fail(f"Invalid value for 'level': {value!r}")
@@ -234,7 +250,13 @@ def _compile_column(key: str, value: object, resource: Resource) -> Predicate:
         options = [_operand(key, v, resource) for v in value]
         return lambda row: row.get(key) in options
     if isinstance(value, dict):
-        if not value or not set(value) <= OPERATORS:
+        if not set(value) & OPERATORS:
+            # 3.0.12 `src/utils/filter.py:586-593`: no operator among the keys.
+            raise _fail(
+                f"Invalid filter for column '{key}': unsupported operator(s) {sorted(value)}. "
+                f"Expected one of {sorted(OPERATORS)} or a scalar value."
+            )
+        if not set(value) <= OPERATORS:
             bad = sorted(set(value) - OPERATORS)
             raise _fail(f"Unsupported filter operator(s) for '{key}': {bad}")
         checks = [_column_operator(key, op, operand, resource) for op, operand in value.items()]

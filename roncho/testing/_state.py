@@ -120,6 +120,8 @@ class Scope:
     metadata: JsonDict = field(default_factory=dict)
     # session name -> `{"state", "updated_at"[, "docs_copied"]}` as `GET .../status` shows it
     backfill: dict[str, JsonDict] = field(default_factory=dict)
+    # Every session ever added, removed ones too (the scope peer's memberships, left or not)
+    members_ever: list[str] = field(default_factory=list)
 
 
 def scope_json(scope: Scope) -> JsonDict:

@@ -117,9 +117,22 @@ def get_bool(data: Mapping[str, object], key: str, loc: Loc, default: bool | Non
     value = data.get(key, _MISSING)
     if value is _MISSING or value is None:
         return default
-    if not isinstance(value, bool):
-        raise validation_error("bool_type", [*loc, key], "Input should be a valid boolean", value)
-    return value
+    if isinstance(value, bool):
+        return value
+    # pydantic's lax mode, as 3.0.12's request models parse a bool: 0/1 and the words of
+    # `_TRUE`/`_FALSE` are booleans; another number or string is `bool_parsing`.
+    if isinstance(value, str) and value.lower() in _TRUE | _FALSE:
+        return value.lower() in _TRUE
+    if isinstance(value, int | float) and value in (0, 1):
+        return value == 1
+    if isinstance(value, str | int | float):
+        raise validation_error(
+            "bool_parsing",
+            [*loc, key],
+            "Input should be a valid boolean, unable to interpret input",
+            value,
+        )
+    raise validation_error("bool_type", [*loc, key], "Input should be a valid boolean", value)
 
 
 def get_int(
@@ -178,14 +191,28 @@ def get_float(
         return None
     if isinstance(value, bool) or not isinstance(value, int | float):
         raise validation_error("float_type", here, "Input should be a valid number", value)
-    if value < ge or value > le:
+    if value < ge:
         raise validation_error(
-            "less_than_equal" if value > le else "greater_than_equal",
+            "greater_than_equal",
             here,
-            f"Input should be between {ge} and {le}",
+            f"Input should be greater than or equal to {_bound(ge)}",
             value,
+            {"ge": ge},
+        )
+    if value > le:
+        raise validation_error(
+            "less_than_equal",
+            here,
+            f"Input should be less than or equal to {_bound(le)}",
+            value,
+            {"le": le},
         )
     return float(value)
+
+
+def _bound(value: float) -> str:
+    """A float bound as pydantic prints it in a message: `1` for 1.0, `0.5` for 0.5."""
+    return str(int(value)) if float(value).is_integer() else repr(value)
 
 
 def get_dict(data: Mapping[str, object], key: str, loc: Loc) -> JsonDict | None:
@@ -210,6 +237,7 @@ def get_metadata(data: Mapping[str, object], loc: Loc, key: str = "metadata") ->
             [*loc, key],
             f"Value error, Metadata exceeds maximum of {METADATA_MAX_KEYS} top-level keys",
             value,
+            {"error": {}},
         )
     if _depth(value) > METADATA_MAX_DEPTH:
         raise validation_error(
@@ -217,6 +245,7 @@ def get_metadata(data: Mapping[str, object], loc: Loc, key: str = "metadata") ->
             [*loc, key],
             f"Value error, Metadata nesting exceeds maximum depth of {METADATA_MAX_DEPTH}",
             value,
+            {"error": {}},
         )
     return value
 
@@ -267,15 +296,23 @@ def get_list(
 
 
 def get_literal(
-    data: Mapping[str, object], key: str, loc: Loc, choices: tuple[str, ...], default: str
+    data: Mapping[str, object],
+    key: str,
+    loc: Loc,
+    choices: tuple[str, ...],
+    default: str,
+    *,
+    kind: str = "literal_error",
 ) -> str:
+    """One of `choices`; `kind` is the error type: `literal_error` for a `Literal`, `enum`
+    for an `Enum` field."""
     value = data.get(key, _MISSING)
     if value is _MISSING or value is None:
         return default
     if value not in choices:
         expected = ", ".join(f"'{c}'" for c in choices[:-1]) + f" or '{choices[-1]}'"
         raise validation_error(
-            "literal_error",
+            kind,
             [*loc, key],
             f"Input should be {expected}",
             value,
@@ -340,7 +377,7 @@ def query_float(query: Mapping[str, str], key: str, *, ge: float, le: float) -> 
         raise validation_error(
             "greater_than_equal",
             ["query", key],
-            f"Input should be greater than or equal to {ge}",
+            f"Input should be greater than or equal to {_bound(ge)}",
             raw,
             {"ge": ge},
         )
@@ -348,7 +385,7 @@ def query_float(query: Mapping[str, str], key: str, *, ge: float, le: float) -> 
         raise validation_error(
             "less_than_equal",
             ["query", key],
-            f"Input should be less than or equal to {le}",
+            f"Input should be less than or equal to {_bound(le)}",
             raw,
             {"le": le},
         )
@@ -387,3 +424,20 @@ def session_peer_config(value: object, loc: Loc) -> tuple[bool | None, bool | No
             value,
         )
     return (get_bool(value, "observe_me", loc, None), get_bool(value, "observe_others", loc, None))
+
+
+def datetime_error(loc: Loc, raw: object) -> ApiError:
+    """A datetime field that does not parse, as pydantic words it: the date parser's reason
+    in `ctx` and the message when it is the common one (speedate wants at least the 10
+    characters of a date: `input is too short`), else the bare message."""
+    if isinstance(raw, str) and len(raw) < 10:
+        return validation_error(
+            "datetime_from_date_parsing",
+            loc,
+            "Input should be a valid datetime or date, input is too short",
+            raw,
+            {"error": "input is too short"},
+        )
+    return validation_error(
+        "datetime_from_date_parsing", loc, "Input should be a valid datetime or date", raw
+    )

@@ -22,7 +22,7 @@ from . import _auth
 from ._backends import workspaces
 from ._common import ApiError, JsonDict, validation_error
 from ._state import Store, Workspace
-from ._validate import body_object, get_bool, parse_json_body, query_bool, query_int
+from ._validate import body_object, get_bool, get_int, parse_json_body, query_bool, query_int
 
 
 @dataclass(frozen=True, slots=True)
@@ -176,4 +176,22 @@ def check_configuration(config: JsonDict | None, loc: list[str | int]) -> JsonDi
                 reasoning,
             )
         get_bool(reasoning, "enabled", [*loc, "configuration", "reasoning"], None)
+    summary = config.get("summary")
+    if isinstance(summary, dict):
+        _check_summary(summary, [*loc, "configuration", "summary"])
     return config
+
+
+def _check_summary(summary: JsonDict, here: list[str | int]) -> None:
+    """3.0.12 `SummaryConfiguration` (`src/schemas/configuration.py:53-80`): short `ge=10`,
+    long `ge=20`, and short less than long."""
+    short = get_int(summary, "messages_per_short_summary", here, None, ge=10)
+    long = get_int(summary, "messages_per_long_summary", here, None, ge=20)
+    if short is not None and long is not None and short >= long:
+        raise validation_error(
+            "value_error",
+            here,
+            "Value error, messages_per_short_summary must be less than messages_per_long_summary",
+            summary,
+            {"error": {}},
+        )

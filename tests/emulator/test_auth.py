@@ -11,6 +11,7 @@ from roncho.testing import FakeHoncho
 
 W = "/v3/workspaces"
 NOT_PERMITTED = "JWT not permissioned for this resource"
+UNAUTHORIZED = "Unauthorized access to resource"
 
 
 @pytest.fixture
@@ -67,8 +68,12 @@ def test_workspace_key(fake: FakeHoncho) -> None:
     assert api.get(f"{W}/a1/queue/status").status == 200
     assert api.post(f"{W}/a1/search", {"query": "hello"}).status == 200
     assert api.post(f"{W}/a1/chat", {"query": "hello"}).status == 200
+    # The get-or-create handlers check the key themselves, in 3.0.12's words.
+    assert (api.post(W, {"id": "a2"}).detail, api.post(f"{W}/a2/peers", {"id": "p"}).detail) == (
+        UNAUTHORIZED,
+        UNAUTHORIZED,
+    )
     for reply in (
-        api.post(W, {"id": "a2"}),
         api.post(f"{W}/a2/sessions/list"),
         api.add_messages("a2", "s", ("alice", "x")),
     ):
@@ -93,7 +98,6 @@ def test_peer_key(fake: FakeHoncho) -> None:
     assert api.post(f"{W}/a1/sessions", {"id": "s9"}).status == 201  # self-authorizing
     refused = [
         api.post(f"{W}/a1/peers/bob/chat", {"query": "hello"}),
-        api.post(f"{W}/a1/peers", {"id": "bob"}),
         api.add_messages("a1", "s1", ("alice", "write")),
         api.post(f"{W}/a1/sessions/s2/messages/list"),  # not a member of s2
         api.get(f"{W}/a1/sessions/s1/peers/bob/config"),  # not its own config
@@ -104,6 +108,8 @@ def test_peer_key(fake: FakeHoncho) -> None:
         api.delete(f"{W}/a1/sessions/s1"),
     ]
     assert [(r.status, r.detail) for r in refused] == [(401, NOT_PERMITTED)] * len(refused)
+    other = api.post(f"{W}/a1/peers", {"id": "bob"})
+    assert (other.status, other.detail) == (401, UNAUTHORIZED)
 
 
 def test_session_key(fake: FakeHoncho) -> None:
@@ -113,12 +119,13 @@ def test_session_key(fake: FakeHoncho) -> None:
     assert api.post(f"{W}/a1/sessions", {"id": "s1"}).status == 200
     refused = [
         api.post(f"{W}/a1/sessions/s2/messages/list"),
-        api.post(f"{W}/a1/sessions", {"id": "s2"}),
         api.post(f"{W}/a1/peers/alice/chat", {"query": "q"}),
         api.post(f"{W}/a1/sessions/list"),
         api.get(f"{W}/a1/queue/status"),
     ]
     assert [(r.status, r.detail) for r in refused] == [(401, NOT_PERMITTED)] * len(refused)
+    other = api.post(f"{W}/a1/sessions", {"id": "s2"})  # src/routers/sessions.py:310-315
+    assert (other.status, other.detail) == (401, UNAUTHORIZED)
 
 
 def test_keys_endpoint_disabled_without_auth() -> None:

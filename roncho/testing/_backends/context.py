@@ -106,17 +106,22 @@ class Recall:
     filters: object
     scope: str | list[str] | None
 
-    def allowlist(self, claims: Claims) -> set[str] | None:
+    def allowlist(self, claims: Claims, *, filters_first: bool = False) -> set[str] | None:
         """The `filters` allowlist once the options are checked together: the `scope`
         option's exclusions (422) and key rule (401), then the filters (422, the texts of
-        the server's `extract_session_allowlist`). None: no filters."""
+        the server's `extract_session_allowlist`); the filters first with `filters_first`
+        (3.0.12's representation route, `src/routers/peers.py:498-507`; chat checks the
+        scope first, `:317-346`). None: no filters."""
+        if filters_first:
+            allow = _filters.filters_allowlist(self.filters, must_include=self.session_id)
         if self.scope is not None:
             if self.filters is not None:
                 raise ApiError(422, "`scope` and `filters` are mutually exclusive")
             if self.session_id:
                 raise ApiError(422, "`scope` and `session_id` are mutually exclusive")
             scopes.check_key(claims)
-        allow = _filters.filters_allowlist(self.filters, must_include=self.session_id)
+        if not filters_first:
+            allow = _filters.filters_allowlist(self.filters, must_include=self.session_id)
         return None if allow is None else set(allow)
 
 
@@ -152,8 +157,8 @@ def peer_representation(
 ) -> str:
     """`POST .../peers/{peer}/representation`: the peer's representation of `target` (of
     itself when None) within what `recall` allows."""
-    allow = recall.allowlist(claims)
     scopes.refuse_observed(ws, [peer, target or peer], scopes.REPRESENTATION)
+    allow = recall.allowlist(claims, filters_first=True)
     if recall.scope is not None:
         allow = scopes.resolve(ws, w, recall.scope)
     # Seen on 3.0.12: a missing peer, target or session is not an error, only an
@@ -225,6 +230,10 @@ def session_context(
         for who in (perspective, target):
             if who is not None and (ws is None or who not in ws.peers):
                 raise peers.missing(who, w)
+    if target is None and (ws is None or name not in ws.sessions):
+        # 3.0.12 `src/routers/sessions.py:866-874`: without a peer target the session is
+        # never looked up; a missing one (in a missing workspace too) has an empty context.
+        return SessionContext([], None, None, None)
     session = sessions.existing(ws, w, name)
     assert ws is not None
     tokens = ask.tokens

@@ -3,16 +3,20 @@ queue fed), file uploads split as the server splits them, lookups and metadata u
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from datetime import datetime
 
-from .._common import ID_PATTERN, ApiError, JsonDict, nanoid, utcnow
+from .._common import ApiError, JsonDict, nanoid, utcnow
 from .._deriver import Deriver
 from .._state import Message, Store, Workspace
 from . import peers, scopes, sessions
 
-# 3.0.12 `split_text_into_chunks` default: an uploaded file becomes messages of this size.
-MAX_UPLOAD_CHUNK = 49500
+# 3.0.12 `src/utils/files.py:179` splits an upload at `settings.MAX_MESSAGE_SIZE`
+# (`src/config.py:1498`), not at `split_text_into_chunks`' own default of 49,500.
+MAX_UPLOAD_CHUNK = 25_000
+# 3.0.12 `settings.MAX_FILE_SIZE` (`src/config.py:1493`): a larger upload is refused, 413.
+MAX_FILE_SIZE = 5_242_880
 
 
 @dataclass(frozen=True, slots=True)
@@ -32,9 +36,7 @@ def create(
     """Write a batch: senders made peers and active members, then the messages, enqueued
     (a scope peer authors none: 422)."""
     scopes.refuse(ws, [item.peer_id for item in batch], scopes.AUTHOR)
-    for item in batch:
-        if item.peer_id not in ws.peers and not ID_PATTERN.match(item.peer_id):
-            peers.find_or_create(ws, item.peer_id)  # raises the 422
+    peers.check_names(item.peer_id for item in batch if item.peer_id not in ws.peers)
     session, _ = sessions.find_or_create(ws, session_name)
     for item in batch:
         peers.find_or_create(ws, item.peer_id)
@@ -59,20 +61,6 @@ def create(
     ws.messages.extend(created)
     deriver.enqueue(ws, session, created)
     return created
-
-
-# 3.0.12 `config.py` MAX_FILE_SIZE (5 MiB): a larger upload is refused before it is read
-# (`routers/messages.py:199`, FileTooLargeError, 413).
-MAX_FILE_SIZE = 5_242_880
-
-
-def check_file_size(size: int) -> None:
-    """An uploaded file over `MAX_FILE_SIZE` bytes: 413, with the server's words."""
-    if size > MAX_FILE_SIZE:
-        raise ApiError(
-            413,
-            f"File size ({size} bytes) exceeds maximum allowed size ({MAX_FILE_SIZE} bytes)",
-        )
 
 
 def upload(
@@ -109,6 +97,44 @@ def upload(
     ws.messages.extend(created)
     deriver.enqueue(ws, session, created)
     return created
+
+
+def file_text(content_type: str, data: bytes) -> str:
+    """An uploaded file's text as 3.0.12's processors make it (`src/utils/files.py`): over
+    `MAX_FILE_SIZE` refused first (413, `src/routers/messages.py:199-202`); text/* decoded
+    as UTF-8, else UTF-16, else Latin-1 (`:44-55`, so always accepted); JSON parsed and
+    written again with `json.dumps` (`:62-79`, invalid: 422). Anything else 415 (a PDF
+    too: the emulator extracts no PDF text, a deliberate difference)."""
+    if len(data) > MAX_FILE_SIZE:
+        raise ApiError(
+            413,
+            f"File size ({len(data)} bytes) exceeds maximum allowed size ({MAX_FILE_SIZE} bytes)",
+        )
+    kind = content_type.split(";")[0].strip().lower()
+    if kind.startswith("text/"):
+        for encoding in ("utf-8", "utf-16"):
+            try:
+                return data.decode(encoding)
+            except UnicodeDecodeError:
+                continue
+        return data.decode("latin-1")
+    if kind == "application/json":
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError:
+            raise ApiError(422, "JSON uploads must be UTF-8 encoded") from None
+        if not text.strip():
+            return ""
+        try:
+            parsed = json.loads(text)
+        except ValueError:
+            raise ApiError(422, "Uploaded JSON is invalid") from None
+        return json.dumps(parsed, ensure_ascii=False)
+    raise ApiError(
+        415,
+        f"Unsupported file type: {content_type}. Supported types: "
+        "['PDFProcessor', 'TextProcessor', 'JSONProcessor']",
+    )
 
 
 def of_session(ws: Workspace | None, session_name: str) -> list[Message]:

@@ -2,13 +2,27 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from .._common import ID_PATTERN, ApiError, JsonDict, utcnow
-from .._state import Peer, Session, Workspace
-from . import scopes
+from .._state import Peer, Session, Store, Workspace
+from . import scopes, workspaces
 
 
 def missing(peer: str, w: str) -> ApiError:
     return ApiError(404, f"Peer {peer} not found in workspace {w}")
+
+
+def check_names(names: Iterable[str]) -> None:
+    """422 when new peers' names break the id pattern, every offender named, sorted
+    (3.0.12 `src/crud/peer.py:96-100`)."""
+    offenders = sorted({name for name in names if not ID_PATTERN.match(name)})
+    if offenders:
+        raise ApiError(422, f"Peer name(s) {offenders} must match pattern ^[a-zA-Z0-9_-]+$")
+
+
+def check_name(name: str) -> None:
+    check_names([name])
 
 
 def find_or_create(ws: Workspace, name: str) -> tuple[Peer, bool]:
@@ -16,8 +30,7 @@ def find_or_create(ws: Workspace, name: str) -> tuple[Peer, bool]:
     peer = ws.peers.get(name)
     if peer is not None:
         return peer, False
-    if not ID_PATTERN.match(name):
-        raise ApiError(422, f"Invalid peer name '{name}': must match pattern ^[a-zA-Z0-9_-]+$")
+    check_name(name)
     peer = Peer(id=name, workspace_id=ws.id, created_at=utcnow())
     ws.peers[name] = peer
     return peer, True
@@ -68,12 +81,19 @@ def card(ws: Workspace | None, observer: str, target: str, w: str) -> list[str] 
     return list(lines) if lines is not None else None
 
 
-def set_card(ws: Workspace | None, observer: str, target: str, lines: list[str], w: str) -> None:
-    """The observer's card about `target` replaced (none is ever formed about a scope: 422;
-    404 for a missing observer or target)."""
+def set_card(
+    store: Store, ws: Workspace | None, observer: str, target: str, lines: list[str], w: str
+) -> list[str]:
+    """The observer's card about `target` replaced (none is ever formed about a scope:
+    422). 3.0.12 `src/crud/peer_card.py:91-94` gets or creates the observer (and so, in a
+    missing workspace, the workspace) and never looks the target up: a card about a
+    missing target is stored. The lines as stored."""
     scopes.refuse_observed(ws, [target], scopes.CARD)
-    if ws is None or observer not in ws.peers:
-        raise missing(observer, w)
-    if target not in ws.peers:
-        raise missing(target, w)
-    ws.cards[(observer, target)] = list(lines)
+    if ws is None:
+        check_name(observer)
+        ws = workspaces.find_or_create(store, w)
+    find_or_create(ws, observer)
+    # 3.0.12 `src/schemas/api.py:320-333` strips NUL characters from each line.
+    stored = [line.replace("\x00", "") for line in lines]
+    ws.cards[(observer, target)] = stored
+    return list(stored)

@@ -117,6 +117,15 @@ def _invalid(loc: list[str | int], message: str, value: object) -> ApiError:
     return validation_error("value_error", loc, f"Value error, {message}", value, {"error": {}})
 
 
+def check_name(name: str, loc: list[str | int]) -> str:
+    """A new scope's `id` as 3.0.12's `ScopeCreate` checks it (`src/schemas/api.py:96-117`):
+    at most 506 characters, then the reserved prefix, then the pattern (422)."""
+    problem = name_error(name)
+    if problem:
+        raise _invalid(loc, problem, name)
+    return name
+
+
 def check_names(value: object, loc: list[str | int]) -> list[str]:
     """The `scopes` list of a session create: each a valid name, at most LIST_MAX."""
     if not isinstance(value, list):
@@ -130,9 +139,16 @@ def check_names(value: object, loc: list[str | int]) -> list[str]:
             {"field_type": "List", "max_length": LIST_MAX, "actual_length": len(value)},
         )
     for index, name in enumerate(value):
+        if not isinstance(name, str):
+            raise validation_error(
+                "string_type", [*loc, index], "Input should be a valid string", name
+            )
+    # 3.0.12 `SessionCreate.validate_scopes` (`src/schemas/api.py:437-444`) checks the names
+    # as a list: its error is the list's, with the whole list as the input.
+    for name in value:
         problem = name_error(name)
         if problem:
-            raise _invalid([*loc, index], problem, name)
+            raise _invalid(loc, problem, value)
     return [str(name) for name in value]
 
 
@@ -203,11 +219,17 @@ def add_sessions(
     seconds later."""
     scope = find(ws, w, name)
     assert ws is not None
-    for session_name in session_names:
-        lookups.active_session(ws, session_name)
+    # 3.0.12 `src/crud/scope.py:396-409`: every missing or inactive session named, sorted.
+    missing = sorted(
+        {n for n in session_names if n not in ws.sessions or not ws.sessions[n].is_active}
+    )
+    if missing:
+        raise ApiError(404, f"Session(s) {missing} not found in workspace {w}")
     stamp = iso(utcnow())
     for session_name in session_names:
         scope.backfill[session_name] = {"state": "pending", "updated_at": stamp}
+        if session_name not in scope.members_ever:
+            scope.members_ever.append(session_name)
     schedule_backfill(ws, scope, deriver, delay)
 
 
@@ -217,7 +239,13 @@ def schedule_backfill(ws: Workspace, scope: Scope, deriver: Deriver, delay: floa
 
 
 def remove_session(ws: Workspace | None, w: str, name: str, session_name: str) -> None:
-    find(ws, w, name).backfill.pop(session_name, None)
+    """The session leaves the scope; 404 when it is missing or inactive (3.0.12
+    `src/crud/scope.py:467-475` goes through `remove_peers_from_session`, which looks the
+    session up, `src/crud/session.py:889`)."""
+    scope = find(ws, w, name)
+    assert ws is not None
+    lookups.active_session(ws, session_name)
+    scope.backfill.pop(session_name, None)
 
 
 def sessions_of(ws: Workspace | None, w: str, name: str) -> list[Session]:
@@ -237,6 +265,13 @@ def _backfilled(ws: Workspace, scope: Scope) -> None:
         if job.get("state") == "pending":
             copied = sum(1 for c in ws.conclusions if c.session_id == name and not c.deleted)
             job.update(state="completed", updated_at=iso(utcnow()), docs_copied=copied)
+
+
+def searched(ws: Workspace | None, w: str, name: str) -> set[str]:
+    """The sessions a workspace search with `scope` covers: every session the scope peer was
+    ever a member of, removed ones too (3.0.12 `src/routers/workspaces.py:157-170` asks
+    `get_peer_session_names`, whose default counts any membership record)."""
+    return set(find(ws, w, name).members_ever)
 
 
 def resolve(ws: Workspace | None, w: str, option: str | list[str]) -> set[str]:

@@ -20,11 +20,11 @@ def messages(
     match: Callable[[Message], bool],
 ) -> list[Message]:
     """Messages whose fields equal `forced` (`peer_id` or `session_id` of the route), of the
-    sessions `perspective` belongs to when given, of the member sessions of `scope` when
-    given (404 for a missing scope), that `match`, ranked as the server's hybrid search ranks
+    sessions `perspective` belongs to when given, of every session ever added to `scope`
+    when given (404 for a missing scope), that `match`, ranked as the server's hybrid search ranks
     them (`_search.hybrid`: it fills up to `limit`)."""
     # A scope with no member sessions matches nothing, not everything.
-    in_scope = scopes.resolve(ws, w, scope) if scope is not None else None
+    in_scope = scopes.searched(ws, w, scope) if scope is not None else None
     candidates = list(ws.messages) if ws else []
     allowed: set[str] | None = None
     if perspective is not None and ws is not None:

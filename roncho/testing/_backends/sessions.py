@@ -68,6 +68,7 @@ def upsert_members(
 ) -> None:
     """The server's peers-map rules: a new or inactive member takes the given configuration,
     an active one keeps its own; 400 when observers would exceed the limit."""
+    peers.check_names(name for name in members if name not in ws.peers)
     for name in members:
         peers.find_or_create(ws, name)
     proposed = dict(session.members)
@@ -318,6 +319,8 @@ def clone(store: Store, ws: Workspace | None, name: str, cutoff: str | None) -> 
     if ws is None or original is None or not original.is_active:
         raise ApiError(404, "Original session not found")
     messages = [m for m in ws.messages if m.session_id == original.id]
+    # An empty `message_id` is still an id, looked up and not found (3.0.12
+    # `src/crud/session.py:785`, reported as the session's, `src/routers/sessions.py:449-452`).
     if cutoff is not None:
         index = next((i for i, m in enumerate(messages) if m.id == cutoff), None)
         if index is None:

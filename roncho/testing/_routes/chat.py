@@ -25,7 +25,7 @@ def _chat_options(body: JsonDict) -> dict[str, Any]:
     get_literal(body, "reasoning_level", ["body"], REASONING_LEVELS, "low")
     response_format = get_dict(body, "response_format", ["body"])
     if response_format is not None and response_format.get("type", "object") != "object":
-        raise ApiError(422, "Invalid response_format: root schema must be of type 'object'")
+        raise ApiError(422, "Invalid response_format: root schema must have type 'object'")
     return {
         "query": query,
         "stream": get_bool(body, "stream", ["body"], False),

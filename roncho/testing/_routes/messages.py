@@ -8,10 +8,10 @@ from .. import _filters, _tokens
 from .._backends import messages
 from .._backends.messages import NewMessage
 from .._common import ApiError, JsonDict, error_item, parse_datetime, validation_error
-from .._multipart import FilePart, parse_form
+from .._multipart import parse_form
 from .._routing import Route, Services
 from .._state import message_json, message_row
-from .._validate import get_bool, get_dict, get_list, get_metadata, get_str
+from .._validate import datetime_error, get_bool, get_dict, get_list, get_metadata, get_str
 from .._web import Ctx, Response, S, filters_of, json_response, paged
 
 # The server's batch limit and message size.
@@ -41,12 +41,7 @@ def _message_input(item: object, loc: list[str | int]) -> NewMessage:
     if raw_created is not None:
         created_at = parse_datetime(raw_created) if isinstance(raw_created, str) else None
         if created_at is None:
-            raise validation_error(
-                "datetime_from_date_parsing",
-                [*loc, "created_at"],
-                "Input should be a valid datetime or date",
-                raw_created,
-            )
+            raise datetime_error([*loc, "created_at"], raw_created)
     refused = _tokens.special_token_refusal(str(content))  # the schema's model validator
     if refused is not None:
         raise validation_error("value_error", loc, f"Value error, {refused}", item, {"error": {}})
@@ -97,8 +92,7 @@ def upload_messages(services: Services, ctx: Ctx) -> Response:
     ]
     if missing:
         raise ApiError(422, missing)
-    messages.check_file_size(len(files["file"].data))
-    text = _upload_text(files["file"])
+    text = messages.file_text(files["file"].content_type, files["file"].data)
     metadata = _json_field(fields.get("metadata"))
     created_at = parse_datetime(fields["created_at"]) if fields.get("created_at") else None
     ws = ctx.made_ws(services.store)
@@ -113,21 +107,6 @@ def upload_messages(services: Services, ctx: Ctx) -> Response:
         created_at,
     )
     return json_response(201, [message_json(m) for m in created])
-
-
-def _upload_text(upload: FilePart) -> str:
-    """The text of an uploaded file as the server's processors see it (text/* and JSON)."""
-    kind = upload.content_type.split(";")[0].strip().lower()
-    if kind.startswith("text/") or kind == "application/json":
-        try:
-            return upload.data.decode("utf-8")
-        except UnicodeDecodeError:
-            raise ApiError(422, "Could not decode text file") from None
-    raise ApiError(
-        415,
-        f"Unsupported file type: {upload.content_type}. Supported types: "
-        "['PDFProcessor', 'TextProcessor', 'JSONProcessor']",
-    )
 
 
 def _json_field(raw: str | None) -> object:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from .. import _auth, _filters
 from .._backends import context, peers, scopes
-from .._common import ApiError, validation_error
+from .._common import ApiError, error_item, validation_error
 from .._routing import Route, Services
 from .._state import peer_json, peer_row, session_json, session_row
 from .._validate import (
@@ -30,8 +30,7 @@ def create_peer(services: Services, ctx: Ctx) -> Response:
     name = get_id(body, ["body"])
     metadata = get_metadata(body, ["body"])
     configuration = get_dict(body, "configuration", ["body"])
-    if ctx.claims.peer is not None and ctx.claims.peer != name:
-        raise ApiError(401, _auth.NOT_PERMITTED)
+    _auth.check_own(ctx.claims, ctx.w, peer=name)
     ws = ctx.made_ws(services.store)
     peer, created = peers.upsert(ws, name, metadata, configuration)
     return json_response(201 if created else 200, peer_json(peer))
@@ -79,14 +78,23 @@ def get_card(services: Services, ctx: Ctx) -> Response:
 
 def put_card(services: Services, ctx: Ctx) -> Response:
     body = ctx.body()
-    card = get_list(body, "peer_card", ["body"], required=True) or []
-    if not all(isinstance(line, str) for line in card):
+    if body.get("peer_card") is None and "peer_card" in body:
         raise validation_error(
-            "string_type", ["body", "peer_card", 0], "Input should be a valid string", card
+            "list_type", ["body", "peer_card"], "Input should be a valid list", None
         )
+    card = get_list(body, "peer_card", ["body"], required=True) or []
+    wrong = [
+        error_item(
+            "string_type", ["body", "peer_card", index], "Input should be a valid string", line
+        )
+        for index, line in enumerate(card)
+        if not isinstance(line, str)
+    ]
+    if wrong:
+        raise ApiError(422, wrong)
     target = ctx.request.query.get("target") or ctx.params["p"]
-    peers.set_card(ctx.ws, ctx.params["p"], target, card, ctx.w)
-    return json_response(200, {"peer_card": list(card)})
+    stored = peers.set_card(services.store, ctx.ws, ctx.params["p"], target, card, ctx.w)
+    return json_response(200, {"peer_card": stored})
 
 
 def peer_context(services: Services, ctx: Ctx) -> Response:
@@ -110,7 +118,7 @@ def peer_context(services: Services, ctx: Ctx) -> Response:
 
 
 def peer_representation(services: Services, ctx: Ctx) -> Response:
-    body = ctx.body(required=False)
+    body = ctx.body()  # `Body(...)` in 3.0.12: no body, or JSON null, is 422 "missing"
     session_id = get_str(body, "session_id", ["body"])
     target = get_str(body, "target", ["body"])
     limit = get_int(body, "max_conclusions", ["body"], 25, ge=1, le=100) or 25

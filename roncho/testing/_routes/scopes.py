@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from .._backends import scopes
-from .._common import ID_PATTERN, validation_error
 from .._routing import Route, Services
 from .._state import scope_json, session_json
 from .._validate import get_list, get_metadata, get_str
@@ -15,14 +14,7 @@ SC = W + "/scopes/{sc}"
 def create_scope(services: Services, ctx: Ctx) -> Response:
     body = ctx.body()
     name = get_str(body, "id", ["body"], required=True, min_len=1) or ""
-    if not ID_PATTERN.match(name):
-        raise validation_error(
-            "value_error",
-            ["body", "id"],
-            "Value error, Scope name must match pattern ^[a-zA-Z0-9_-]+$",
-            name,
-            {"error": {}},
-        )
+    scopes.check_name(name, ["body", "id"])
     metadata = get_metadata(body, ["body"])
     ws = ctx.made_ws(services.store)
     scope, created = scopes.get_or_create(ws, name, metadata)

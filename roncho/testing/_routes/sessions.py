@@ -7,7 +7,7 @@ from urllib.parse import parse_qs
 
 from .. import _auth, _filters
 from .._backends import context, scopes, sessions
-from .._common import ApiError, validation_error
+from .._common import validation_error
 from .._routing import Route, Services
 from .._state import message_json, peer_json, session_json, session_row
 from .._validate import (
@@ -49,8 +49,7 @@ def create_session(services: Services, ctx: Ctx) -> Response:
         if body.get("scopes") is not None
         else []
     )
-    if ctx.claims.session is not None and ctx.claims.session != name:
-        raise ApiError(401, _auth.NOT_PERMITTED)
+    _auth.check_own(ctx.claims, ctx.w, session=name)
     if scope_names:
         scopes.check_membership_key(ctx.claims)
     session, created = sessions.get_or_create(
@@ -95,6 +94,8 @@ def delete_session(services: Services, ctx: Ctx) -> Response:
 
 def _peer_map(ctx: Ctx) -> dict[str, tuple[bool | None, bool | None]]:
     raw = ctx.json()
+    if raw is None:  # `Body(...)`: no body, or JSON null, is FastAPI's "missing"
+        raise validation_error("missing", ["body"], "Field required", None)
     if not isinstance(raw, dict):
         raise validation_error("dict_type", ["body"], "Input should be a valid dictionary", raw)
     return {key: session_peer_config(value, ["body", key]) for key, value in raw.items()}
@@ -114,6 +115,8 @@ def set_session_peers(services: Services, ctx: Ctx) -> Response:
 
 def remove_session_peers(services: Services, ctx: Ctx) -> Response:
     raw = ctx.json()
+    if raw is None:  # `Body(...)`: no body, or JSON null, is FastAPI's "missing"
+        raise validation_error("missing", ["body"], "Field required", None)
     if not isinstance(raw, list) or not all(isinstance(v, str) for v in raw):
         raise validation_error("list_type", ["body"], "Input should be a valid list", raw)
     session = sessions.remove_members(ctx.ws, ctx.w, ctx.params["s"], raw)
@@ -143,7 +146,9 @@ def put_peer_config(services: Services, ctx: Ctx) -> Response:
 
 def session_context(services: Services, ctx: Ctx) -> Response:
     query = ctx.request.query
-    tokens = query_int(query, "tokens", 100000, ge=1, le=100000)
+    # 3.0.12 `src/routers/sessions.py:692-696` declares only `le=`: 0 and below give an
+    # empty context.
+    tokens = query_int(query, "tokens", 100000, ge=None, le=100000)
     with_summary = query_bool(query, "summary", True)
     limit_to_session = query_bool(query, "limit_to_session", False)
     search = context.Search(query.get("search_query") or None, query_top_k(query))
@@ -183,7 +188,7 @@ def session_summaries(services: Services, ctx: Ctx) -> Response:
 
 
 def clone_session(services: Services, ctx: Ctx) -> Response:
-    cutoff = ctx.request.query.get("message_id") or None
+    cutoff = ctx.request.query.get("message_id")
     copy = sessions.clone(services.store, ctx.ws, ctx.params["s"], cutoff)
     return json_response(201, session_json(copy))
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from .. import _auth, _filters
 from .._backends import workspaces
-from .._common import ApiError
 from .._routing import Route, Services
 from .._state import workspace_json, workspace_row
 from .._validate import get_bool, get_dict, get_id, get_literal, get_metadata, get_str
@@ -18,8 +17,7 @@ def create_workspace(services: Services, ctx: Ctx) -> Response:
     name = get_id(body, ["body"])
     metadata = get_metadata(body, ["body"])
     configuration = check_configuration(get_dict(body, "configuration", ["body"]), ["body"])
-    if not ctx.claims.admin and ctx.claims.workspace != name:
-        raise ApiError(401, _auth.NOT_PERMITTED)
+    _auth.check_own(ctx.claims, name)
     ws, created = workspaces.get_or_create(services.store, name, metadata, configuration)
     return json_response(201 if created else 200, workspace_json(ws))
 
@@ -54,7 +52,8 @@ def schedule_dream(services: Services, ctx: Ctx) -> Response:
     observed = get_str(body, "observed", ["body"])
     if "dream_type" not in body:
         get_str(body, "dream_type", ["body"], required=True)  # FastAPI's "missing" item
-    get_literal(body, "dream_type", ["body"], DREAM_TYPES, "omni")
+    # `dream_type` is an Enum (3.0.12 `src/schemas/configuration.py:16`): its error type is `enum`.
+    get_literal(body, "dream_type", ["body"], DREAM_TYPES, "omni", kind="enum")
     get_str(body, "session_id", ["body"])
     get_bool(body, "rebuild", ["body"], False)
     workspaces.schedule_dream(ctx.ws, observed)
