@@ -249,9 +249,10 @@ class Recorder:
             # Redacted as the exchange redacts it: a server echoing the key must not put it
             # in a local of this frame either (tests/wire/test_leaks.py reads every frame).
             # A 2xx body of announced length sits in its own buffer (`_whole`); any other
-            # body, an error's included, in `_chunks`.
-            whole = getattr(self, "_whole", None)
-            body = self.redact(bytes(whole) if whole is not None else b"".join(self._chunks))
+            # body, an error's included, in `_chunks`. No local holds it unredacted.
+            body = self.redact(
+                bytes(self._whole) if self._whole is not None else b"".join(self._chunks)
+            )
             try:
                 answer = original_result(self)
             except roncho.StatusError as exc:

@@ -47,6 +47,7 @@ def test_every_request_line_is_the_one_the_emulator_receives() -> None:
         traced(c.get_session_context, session_id="s1", tokens=100, summary=False)
         traced(c.set_peer_card, "owner", ["keeps bees"])
         traced(c.get_peer_card, "owner")
+        traced(c.get_peer_representation, "owner", max_conclusions=3)
         traced(c.schedule_dream, "owner")
     steps = [call.step for call in trace.calls]
     assert sorted(steps) == sorted(REQUEST_LINES), "every request line is checked, once"
