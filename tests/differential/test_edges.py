@@ -229,6 +229,11 @@ def test_edges_real_server() -> None:
     version = server_version(run)
     if version != VERSION:
         pytest.skip(f"the edges are recorded from {VERSION}; this server is {version}")
+    _, _, body = run.request("GET", "/openapi.json")
+    if str(json.loads(body)["info"]["version"]).endswith("-emulator"):
+        # The acceptance run's own test stands fake-honcho in for a server: the emulator's
+        # edges are held by test_edges_replay, with its listed differences.
+        pytest.skip("this server is roncho's emulator: test_edges_replay holds its edges")
     started = time.monotonic()
     real = run_edges(run)
     print(f"edges, auth {mode}: {len(real)} steps in {time.monotonic() - started:.1f} s")
