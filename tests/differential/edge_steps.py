@@ -390,8 +390,8 @@ def missing_steps() -> list[Step]:
 
 
 # Each key kind (auth on): none, one that is no JWT, the workspace's, another workspace's,
-# alice's peer key, the session `sa`'s key, a key with `expires_at` (issue 42: refused by
-# 3.0.12 whatever its expiry).
+# alice's peer key, the session `sa`'s key, a key with `expires_at` (3.0.12 refuses such a
+# key whatever its expiry: a server bug the emulator does not copy, docs/emulator-edges.md).
 KEY_KINDS = [
     ("no key", NO_KEY),
     ("not a jwt", "BAD"),
