@@ -76,10 +76,50 @@ def test_the_acceptance_command_takes_the_flags_it_is_given() -> None:
         assert re.search(rf"^\s+(?:[-a-z|]+\|)?{flag}[|)]", test_real, re.M), flag
 
 
-def test_q10_says_its_long_summary_varies_with_the_rate() -> None:
-    rows = _rows(PAGE.read_text(encoding="utf-8"))
+def _kit_run(tmp_path: Path, date: str, kept: int) -> None:
+    """A copy of a kit run started on ``date`` whose long summary was kept in ``kept`` of 10."""
+    kit = ROOT / "results" / "2026-12-04" / "127.0.0.1-8000-auth-off-v3.0.12-stub-llm-flush-on"
+    folder = tmp_path / date / kit.name
+    shutil.copytree(kit, folder)
+    manifest = folder / "manifest.json"
+    text = manifest.read_text(encoding="utf-8").replace("2026-12-04T", f"{date}T")
+    manifest.write_text(text, encoding="utf-8")
+    trials = folder / "q10_context__long_summary_trials.csv"
+    rows = ["trial,messages,wait,short_after_last,long_after_last"] + [
+        f"{i},60,done,True,{i < kept}" for i in range(10)
+    ]
+    trials.write_text("\n".join(rows) + "\n", encoding="utf-8")
+
+
+def test_q10_says_its_long_summary_varies_with_the_rate(tmp_path: Path) -> None:
+    """Held on copies of one kit run, so a new run in results/ does not change what it holds."""
+    _kit_run(tmp_path, "2026-12-04", 7)
+    rows = _rows(render_answers.render(tmp_path))
     assert "varies: 7/10 sessions kept the long summary on 3.0.12" in rows["Q10"][-2]
+    _kit_run(tmp_path, "2026-12-05", 10)  # the latest run under the same conditions counts
+    rows = _rows(render_answers.render(tmp_path))
+    assert "steady: 10/10 sessions kept the long summary on 3.0.12" in rows["Q10"][-2]
+    assert "7/10" not in rows["Q10"][-2]
+
+
+def test_two_runs_with_one_answer_are_steady_and_counted(tmp_path: Path) -> None:
+    kit = ROOT / "results" / "2026-12-01" / "127.0.0.1-8000-auth-off-v3.0.12-flush-on"
+    for date in ("2026-12-01", "2026-12-02"):
+        folder = tmp_path / date / kit.name
+        shutil.copytree(kit, folder)
+        manifest = folder / "manifest.json"
+        text = manifest.read_text(encoding="utf-8").replace("2026-12-01T", f"{date}T")
+        manifest.write_text(text, encoding="utf-8")
+    rows = _rows(render_answers.render(tmp_path))
     assert rows["Q1"][-2] == "steady: the same answer in 2 runs on 3.0.12 under the same conditions"
+
+
+def test_every_rate_on_the_page_is_worded_by_its_figures() -> None:
+    text = PAGE.read_text(encoding="utf-8")
+    rates = re.findall(r"(varies|steady): (\d+)/(\d+) ", text)
+    assert rates
+    for word, k, n in rates:
+        assert word == ("varies" if 0 < int(k) < int(n) else "steady"), (word, k, n)
 
 
 def test_every_evidence_link_is_a_result_file() -> None:
