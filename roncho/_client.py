@@ -173,6 +173,24 @@ class Client(ClientCore, Closing):
         )
         return self._run(call, deadline)
 
+    def iter_workspaces(
+        self,
+        *,
+        size: int = MAX_PAGE_SIZE,
+        reverse: bool = False,
+        filters: Mapping[str, Any] | None = None,
+        deadline: float | None = None,
+    ) -> Iterator[Workspace]:
+        """Every workspace, page by page (each page is one call); admin-only once
+        authentication is on.
+
+        ``deadline`` bounds each page's call, not the whole walk.
+        """
+        pages = ops.workspaces.iter_workspaces(
+            self._paths, size=size, reverse=reverse, filters=filters
+        )
+        return self._walk(pages, deadline)
+
     def delete_workspace(self, *, deadline: float | None = None) -> DeleteAccepted:
         """``DELETE /v3/workspaces/{id}``: 202, purged in the background.
 
@@ -251,6 +269,21 @@ class Client(ClientCore, Closing):
         )
         return self._run(call, deadline)
 
+    def iter_peers(
+        self,
+        *,
+        size: int = MAX_PAGE_SIZE,
+        reverse: bool = False,
+        filters: Mapping[str, Any] | None = None,
+        deadline: float | None = None,
+    ) -> Iterator[Peer]:
+        """Every peer of the workspace, page by page (each page is one call).
+
+        ``deadline`` bounds each page's call, not the whole walk.
+        """
+        pages = ops.peers.iter_peers(self._paths, size=size, reverse=reverse, filters=filters)
+        return self._walk(pages, deadline)
+
     def list_peer_sessions(
         self,
         peer_id: str,
@@ -269,6 +302,24 @@ class Client(ClientCore, Closing):
             self._paths, peer_id, page=page, size=size, reverse=reverse, filters=filters
         )
         return self._run(call, deadline)
+
+    def iter_peer_sessions(
+        self,
+        peer_id: str,
+        *,
+        size: int = MAX_PAGE_SIZE,
+        reverse: bool = False,
+        filters: Mapping[str, Any] | None = None,
+        deadline: float | None = None,
+    ) -> Iterator[Session]:
+        """Every session ``peer_id`` is a member of, page by page (each page is one call).
+
+        ``deadline`` bounds each page's call, not the whole walk.
+        """
+        pages = ops.peers.iter_peer_sessions(
+            self._paths, peer_id, size=size, reverse=reverse, filters=filters
+        )
+        return self._walk(pages, deadline)
 
     def get_peer_representation(
         self,
@@ -410,12 +461,37 @@ class Client(ClientCore, Closing):
         )
         return self._run(call, deadline)
 
+    def iter_sessions(
+        self,
+        *,
+        size: int = MAX_PAGE_SIZE,
+        reverse: bool = False,
+        filters: Mapping[str, Any] | None = None,
+        deadline: float | None = None,
+    ) -> Iterator[Session]:
+        """Every active session of the workspace, page by page (each page is one call).
+
+        ``deadline`` bounds each page's call, not the whole walk.
+        """
+        pages = ops.sessions.iter_sessions(self._paths, size=size, reverse=reverse, filters=filters)
+        return self._walk(pages, deadline)
+
     def list_session_peers(
         self, session_id: str, *, page: int = 1, size: int = 50, deadline: float | None = None
     ) -> Page[Peer]:
         """``GET .../sessions/{id}/peers``: active members only."""
         call = ops.sessions.list_session_peers(self._paths, session_id, page=page, size=size)
         return self._run(call, deadline)
+
+    def iter_session_peers(
+        self, session_id: str, *, size: int = MAX_PAGE_SIZE, deadline: float | None = None
+    ) -> Iterator[Peer]:
+        """Every active member of a session, page by page (each page is one call).
+
+        ``deadline`` bounds each page's call, not the whole walk.
+        """
+        pages = ops.sessions.iter_session_peers(self._paths, session_id, size=size)
+        return self._walk(pages, deadline)
 
     def get_session_peer_config(
         self, session_id: str, peer_id: str, *, deadline: float | None = None
@@ -573,6 +649,15 @@ class Client(ClientCore, Closing):
         call = ops.scopes.list_scopes(self._paths, page=page, size=size, reverse=reverse)
         return self._run(call, deadline)
 
+    def iter_scopes(
+        self, *, size: int = MAX_PAGE_SIZE, reverse: bool = False, deadline: float | None = None
+    ) -> Iterator[Scope]:
+        """Every scope of the workspace, page by page (each page is one call).
+
+        ``deadline`` bounds each page's call, not the whole walk.
+        """
+        return self._walk(ops.scopes.iter_scopes(self._paths, size=size, reverse=reverse), deadline)
+
     def get_scope(self, scope_id: str, *, deadline: float | None = None) -> Scope:
         """``GET .../scopes/{id}``; 404 (a StatusError) when there is no such scope."""
         return self._run(ops.scopes.get_scope(self._paths, scope_id), deadline)
@@ -611,6 +696,21 @@ class Client(ClientCore, Closing):
             self._paths, scope_id, page=page, size=size, reverse=reverse
         )
         return self._run(call, deadline)
+
+    def iter_scope_sessions(
+        self,
+        scope_id: str,
+        *,
+        size: int = MAX_PAGE_SIZE,
+        reverse: bool = False,
+        deadline: float | None = None,
+    ) -> Iterator[Session]:
+        """Every session of a scope, page by page (each page is one call).
+
+        ``deadline`` bounds each page's call, not the whole walk.
+        """
+        pages = ops.scopes.iter_scope_sessions(self._paths, scope_id, size=size, reverse=reverse)
+        return self._walk(pages, deadline)
 
     def get_scope_status(self, scope_id: str, *, deadline: float | None = None) -> ScopeStatus:
         """``GET .../scopes/{id}/status``: each added session's backfill (pending, completed
@@ -747,6 +847,22 @@ class Client(ClientCore, Closing):
             self._paths, filters, page=page, size=size, reverse=reverse
         )
         return self._run(call, deadline)
+
+    def iter_conclusions(
+        self,
+        filters: Mapping[str, Any] | None = None,
+        *,
+        size: int = MAX_PAGE_SIZE,
+        reverse: bool = False,
+        deadline: float | None = None,
+    ) -> Iterator[Conclusion]:
+        """Every conclusion ``filters`` selects, page by page (each page is one call): newest
+        first unless ``reverse``, as list_conclusions() has them.
+
+        ``deadline`` bounds each page's call, not the whole walk.
+        """
+        pages = ops.conclusions.iter_conclusions(self._paths, filters, size=size, reverse=reverse)
+        return self._walk(pages, deadline)
 
     def query_conclusions(
         self,
@@ -955,6 +1071,15 @@ class Client(ClientCore, Closing):
     ) -> Page[WebhookEndpoint]:
         """``GET .../webhooks``: one page of this workspace's endpoints (``created`` is None)."""
         return self._run(ops.webhooks.list_webhooks(self._paths, page=page, size=size), deadline)
+
+    def iter_webhooks(
+        self, *, size: int = MAX_PAGE_SIZE, deadline: float | None = None
+    ) -> Iterator[WebhookEndpoint]:
+        """Every webhook endpoint of this workspace, page by page (each page is one call).
+
+        ``deadline`` bounds each page's call, not the whole walk.
+        """
+        return self._walk(ops.webhooks.iter_webhooks(self._paths, size=size), deadline)
 
     def delete_webhook(self, endpoint_id: str, *, deadline: float | None = None) -> None:
         """``DELETE .../webhooks/{id}``: 204; an unknown id answers 404 (a StatusError)."""

@@ -311,7 +311,8 @@ def async_note(names: list[str]) -> str:
         "as a coroutine (`async def`, awaited)"
     )
     if iterators:
-        text += ", except " + ", ".join(f"`{n}`" for n in iterators) + " (an async iterator)"
+        each = "an async iterator" if len(iterators) == 1 else "each an async iterator"
+        text += ", except " + ", ".join(f"`{n}`" for n in iterators) + f" ({each})"
     for given, which in returns.items():
         text += "; " + ", ".join(f"`{n}`" for n in which) + f" give an `{given}`"
     if plain:

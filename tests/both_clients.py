@@ -118,8 +118,8 @@ class BlockingAsync:
     def __exit__(self, *exc: object) -> None:
         self._client.close()
 
-    def iter_messages(self, *args: Any, **kwargs: Any) -> Iterator[roncho.Message]:
-        walk = self._client.iter_messages(*args, **kwargs)
+    def _walk(self, walk: Any) -> Iterator[Any]:
+        """An async iterator (an ``iter_*`` walk), pulled one item at a time."""
         while True:
             try:
                 yield self.loop.run(walk.__anext__())
@@ -128,6 +128,8 @@ class BlockingAsync:
 
     def __getattr__(self, name: str) -> Any:
         attr = getattr(self._client, name)
+        if inspect.isasyncgenfunction(attr):
+            return lambda *a, **k: self._walk(attr(*a, **k))
         if not callable(attr) or not inspect.iscoroutinefunction(attr):
             if name in ("with_workspace", "with_options"):
                 return lambda *a, **k: self._wrap(attr(*a, **k))

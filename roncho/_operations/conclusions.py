@@ -9,8 +9,14 @@ from .._call import Call, decoded, nothing
 from .._checks import check_id, check_positive_int
 from .._errors import StatusError
 from .._models import Conclusion, ConclusionCreate, Page, render_batch
-from .._request_checks import MAX_QUERY_CHARS, check_finite, check_json_object, check_string
-from ._shared import Paths, items_of, list_page
+from .._request_checks import (
+    MAX_PAGE_SIZE,
+    MAX_QUERY_CHARS,
+    check_finite,
+    check_json_object,
+    check_string,
+)
+from ._shared import Pages, Paths, items_of, list_page
 
 
 def create_conclusions(
@@ -50,6 +56,23 @@ def list_conclusions(
         size,
         reverse,
         filters,
+    )
+
+
+def iter_conclusions(
+    paths: Paths,
+    filters: Mapping[str, Any] | None = None,
+    *,
+    size: int = MAX_PAGE_SIZE,
+    reverse: bool = False,
+) -> Pages[Conclusion]:
+    """Every conclusion ``filters`` selects, page by page (each page is one call): newest
+    first unless ``reverse``, as list_conclusions() has them.
+
+    ``deadline`` bounds each page's call, not the whole walk.
+    """
+    return Pages(
+        lambda page: list_conclusions(paths, filters, page=page, size=size, reverse=reverse)
     )
 
 

@@ -12,12 +12,14 @@ from .._decode import Fields
 from .._errors import ConfigError
 from .._models import Page, Peer, PeerContext, Session
 from .._request_checks import (
+    MAX_PAGE_SIZE,
     check_id_query,
     check_json_object,
     check_optional_metadata,
     check_string,
 )
 from ._shared import (
+    Pages,
     Paths,
     as_query,
     check_scope_id,
@@ -83,6 +85,22 @@ def list_peers(
     )
 
 
+def iter_peers(
+    paths: Paths,
+    *,
+    size: int = MAX_PAGE_SIZE,
+    reverse: bool = False,
+    filters: Mapping[str, Any] | None = None,
+) -> Pages[Peer]:
+    """Every peer of the workspace, page by page (each page is one call).
+
+    ``deadline`` bounds each page's call, not the whole walk.
+    """
+    return Pages(
+        lambda page: list_peers(paths, page=page, size=size, reverse=reverse, filters=filters)
+    )
+
+
 def list_peer_sessions(
     paths: Paths,
     peer_id: str,
@@ -98,6 +116,25 @@ def list_peer_sessions(
     """
     path = paths.in_workspace("peers", check_id(peer_id, "peer_id"), "sessions")
     return list_page("list_peer_sessions", path, Session.from_json, page, size, reverse, filters)
+
+
+def iter_peer_sessions(
+    paths: Paths,
+    peer_id: str,
+    *,
+    size: int = MAX_PAGE_SIZE,
+    reverse: bool = False,
+    filters: Mapping[str, Any] | None = None,
+) -> Pages[Session]:
+    """Every session ``peer_id`` is a member of, page by page (each page is one call).
+
+    ``deadline`` bounds each page's call, not the whole walk.
+    """
+    return Pages(
+        lambda page: list_peer_sessions(
+            paths, peer_id, page=page, size=size, reverse=reverse, filters=filters
+        )
+    )
 
 
 def _representation(data: object, op: str) -> str:

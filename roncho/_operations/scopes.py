@@ -13,8 +13,8 @@ from .._call import Call, decoded, nothing
 from .._checks import check_flag, check_id
 from .._errors import ConfigError
 from .._models import Page, Scope, ScopeStatus, Session
-from .._request_checks import check_optional_metadata, check_paging
-from ._shared import Paths, check_scope_id, get_or_create, id_list, page_of
+from .._request_checks import MAX_PAGE_SIZE, check_optional_metadata, check_paging
+from ._shared import Pages, Paths, check_scope_id, get_or_create, id_list, page_of
 
 # How many sessions one add may name (the server's ``ScopeSessionsAdd``).
 MAX_SCOPE_SESSIONS = 100
@@ -42,6 +42,14 @@ def list_scopes(
     query = tuple(check_paging(page, size, check_flag(reverse, "reverse")))
     path = paths.in_workspace("scopes", "list")
     return Call(op, "POST", path, page_of(op, Scope.from_json), query=query)
+
+
+def iter_scopes(paths: Paths, *, size: int = MAX_PAGE_SIZE, reverse: bool = False) -> Pages[Scope]:
+    """Every scope of the workspace, page by page (each page is one call).
+
+    ``deadline`` bounds each page's call, not the whole walk.
+    """
+    return Pages(lambda page: list_scopes(paths, page=page, size=size, reverse=reverse))
 
 
 def get_scope(paths: Paths, scope_id: str) -> Call[Scope]:
@@ -82,6 +90,18 @@ def list_scope_sessions(
     query = tuple(check_paging(page, size, check_flag(reverse, "reverse")))
     path = paths.in_workspace("scopes", check_scope_id(scope_id, "scope_id"), "sessions", "list")
     return Call(op, "POST", path, page_of(op, Session.from_json), query=query)
+
+
+def iter_scope_sessions(
+    paths: Paths, scope_id: str, *, size: int = MAX_PAGE_SIZE, reverse: bool = False
+) -> Pages[Session]:
+    """Every session of a scope, page by page (each page is one call).
+
+    ``deadline`` bounds each page's call, not the whole walk.
+    """
+    return Pages(
+        lambda page: list_scope_sessions(paths, scope_id, page=page, size=size, reverse=reverse)
+    )
 
 
 def get_scope_status(paths: Paths, scope_id: str) -> Call[ScopeStatus]:

@@ -19,12 +19,14 @@ from .._models import (
     Summaries,
 )
 from .._request_checks import (
+    MAX_PAGE_SIZE,
     check_id_query,
     check_json_object,
     check_optional_metadata,
     check_paging,
 )
 from ._shared import (
+    Pages,
     Paths,
     as_query,
     check_scope_id,
@@ -117,6 +119,22 @@ def list_sessions(
     )
 
 
+def iter_sessions(
+    paths: Paths,
+    *,
+    size: int = MAX_PAGE_SIZE,
+    reverse: bool = False,
+    filters: Mapping[str, Any] | None = None,
+) -> Pages[Session]:
+    """Every active session of the workspace, page by page (each page is one call).
+
+    ``deadline`` bounds each page's call, not the whole walk.
+    """
+    return Pages(
+        lambda page: list_sessions(paths, page=page, size=size, reverse=reverse, filters=filters)
+    )
+
+
 def list_session_peers(
     paths: Paths, session_id: str, *, page: int = 1, size: int = 50
 ) -> Call[Page[Peer]]:
@@ -125,6 +143,14 @@ def list_session_peers(
     path = paths.in_workspace("sessions", check_id(session_id, "session_id"), "peers")
     query = tuple(check_paging(page, size, None))
     return Call(op, "GET", path, page_of(op, Peer.from_json), query=query)
+
+
+def iter_session_peers(paths: Paths, session_id: str, *, size: int = MAX_PAGE_SIZE) -> Pages[Peer]:
+    """Every active member of a session, page by page (each page is one call).
+
+    ``deadline`` bounds each page's call, not the whole walk.
+    """
+    return Pages(lambda page: list_session_peers(paths, session_id, page=page, size=size))
 
 
 def _peer_config_path(paths: Paths, session_id: str, peer_id: str) -> str:

@@ -8,8 +8,8 @@ from .._call import Call, Response, decoded, nothing
 from .._checks import check_id
 from .._errors import StatusError, WebhookLimitError
 from .._models import Page, WebhookEndpoint
-from .._request_checks import check_paging, check_webhook_url
-from ._shared import Paths, page_of
+from .._request_checks import MAX_PAGE_SIZE, check_paging, check_webhook_url
+from ._shared import Pages, Paths, page_of
 
 # What the server says when it refuses an IP literal; explained in the error it becomes.
 _PRIVATE_IP_DETAIL = "Private/internal IP addresses are not allowed"
@@ -73,6 +73,14 @@ def list_webhooks(paths: Paths, *, page: int = 1, size: int = 50) -> Call[Page[W
         page_of(op, WebhookEndpoint.from_json),
         query=tuple(check_paging(page, size, None)),
     )
+
+
+def iter_webhooks(paths: Paths, *, size: int = MAX_PAGE_SIZE) -> Pages[WebhookEndpoint]:
+    """Every webhook endpoint of this workspace, page by page (each page is one call).
+
+    ``deadline`` bounds each page's call, not the whole walk.
+    """
+    return Pages(lambda page: list_webhooks(paths, page=page, size=size))
 
 
 def delete_webhook(paths: Paths, endpoint_id: str) -> Call[None]:

@@ -10,8 +10,8 @@ from .._call import Call, decoded, nothing
 from .._checks import check_flag, check_id
 from .._errors import ConfigError, StatusError, WorkspaceBusyError
 from .._models import DeleteAccepted, Page, Workspace
-from .._request_checks import check_json_object, check_optional_metadata
-from ._shared import Paths, get_or_create, list_page, update
+from .._request_checks import MAX_PAGE_SIZE, check_json_object, check_optional_metadata
+from ._shared import Pages, Paths, get_or_create, list_page, update
 
 
 def get_or_create_workspace(
@@ -68,6 +68,23 @@ def list_workspaces(
         size,
         reverse,
         filters,
+    )
+
+
+def iter_workspaces(
+    paths: Paths,
+    *,
+    size: int = MAX_PAGE_SIZE,
+    reverse: bool = False,
+    filters: Mapping[str, Any] | None = None,
+) -> Pages[Workspace]:
+    """Every workspace, page by page (each page is one call); admin-only once
+    authentication is on.
+
+    ``deadline`` bounds each page's call, not the whole walk.
+    """
+    return Pages(
+        lambda page: list_workspaces(paths, page=page, size=size, reverse=reverse, filters=filters)
     )
 
 

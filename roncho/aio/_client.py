@@ -172,6 +172,25 @@ class AsyncClient(ClientCore, AsyncClosing):
         )
         return await self._run(call, deadline)
 
+    async def iter_workspaces(
+        self,
+        *,
+        size: int = MAX_PAGE_SIZE,
+        reverse: bool = False,
+        filters: Mapping[str, Any] | None = None,
+        deadline: float | None = None,
+    ) -> AsyncIterator[Workspace]:
+        """Every workspace, page by page (each page is one call); admin-only once
+        authentication is on.
+
+        ``deadline`` bounds each page's call, not the whole walk.
+        """
+        pages = ops.workspaces.iter_workspaces(
+            self._paths, size=size, reverse=reverse, filters=filters
+        )
+        async for item in self._walk(pages, deadline):
+            yield item
+
     async def delete_workspace(self, *, deadline: float | None = None) -> DeleteAccepted:
         """``DELETE /v3/workspaces/{id}``: 202, purged in the background.
 
@@ -250,6 +269,22 @@ class AsyncClient(ClientCore, AsyncClosing):
         )
         return await self._run(call, deadline)
 
+    async def iter_peers(
+        self,
+        *,
+        size: int = MAX_PAGE_SIZE,
+        reverse: bool = False,
+        filters: Mapping[str, Any] | None = None,
+        deadline: float | None = None,
+    ) -> AsyncIterator[Peer]:
+        """Every peer of the workspace, page by page (each page is one call).
+
+        ``deadline`` bounds each page's call, not the whole walk.
+        """
+        pages = ops.peers.iter_peers(self._paths, size=size, reverse=reverse, filters=filters)
+        async for item in self._walk(pages, deadline):
+            yield item
+
     async def list_peer_sessions(
         self,
         peer_id: str,
@@ -268,6 +303,25 @@ class AsyncClient(ClientCore, AsyncClosing):
             self._paths, peer_id, page=page, size=size, reverse=reverse, filters=filters
         )
         return await self._run(call, deadline)
+
+    async def iter_peer_sessions(
+        self,
+        peer_id: str,
+        *,
+        size: int = MAX_PAGE_SIZE,
+        reverse: bool = False,
+        filters: Mapping[str, Any] | None = None,
+        deadline: float | None = None,
+    ) -> AsyncIterator[Session]:
+        """Every session ``peer_id`` is a member of, page by page (each page is one call).
+
+        ``deadline`` bounds each page's call, not the whole walk.
+        """
+        pages = ops.peers.iter_peer_sessions(
+            self._paths, peer_id, size=size, reverse=reverse, filters=filters
+        )
+        async for item in self._walk(pages, deadline):
+            yield item
 
     async def get_peer_representation(
         self,
@@ -410,12 +464,39 @@ class AsyncClient(ClientCore, AsyncClosing):
         )
         return await self._run(call, deadline)
 
+    async def iter_sessions(
+        self,
+        *,
+        size: int = MAX_PAGE_SIZE,
+        reverse: bool = False,
+        filters: Mapping[str, Any] | None = None,
+        deadline: float | None = None,
+    ) -> AsyncIterator[Session]:
+        """Every active session of the workspace, page by page (each page is one call).
+
+        ``deadline`` bounds each page's call, not the whole walk.
+        """
+        pages = ops.sessions.iter_sessions(self._paths, size=size, reverse=reverse, filters=filters)
+        async for item in self._walk(pages, deadline):
+            yield item
+
     async def list_session_peers(
         self, session_id: str, *, page: int = 1, size: int = 50, deadline: float | None = None
     ) -> Page[Peer]:
         """``GET .../sessions/{id}/peers``: active members only."""
         call = ops.sessions.list_session_peers(self._paths, session_id, page=page, size=size)
         return await self._run(call, deadline)
+
+    async def iter_session_peers(
+        self, session_id: str, *, size: int = MAX_PAGE_SIZE, deadline: float | None = None
+    ) -> AsyncIterator[Peer]:
+        """Every active member of a session, page by page (each page is one call).
+
+        ``deadline`` bounds each page's call, not the whole walk.
+        """
+        pages = ops.sessions.iter_session_peers(self._paths, session_id, size=size)
+        async for item in self._walk(pages, deadline):
+            yield item
 
     async def get_session_peer_config(
         self, session_id: str, peer_id: str, *, deadline: float | None = None
@@ -581,6 +662,17 @@ class AsyncClient(ClientCore, AsyncClosing):
         call = ops.scopes.list_scopes(self._paths, page=page, size=size, reverse=reverse)
         return await self._run(call, deadline)
 
+    async def iter_scopes(
+        self, *, size: int = MAX_PAGE_SIZE, reverse: bool = False, deadline: float | None = None
+    ) -> AsyncIterator[Scope]:
+        """Every scope of the workspace, page by page (each page is one call).
+
+        ``deadline`` bounds each page's call, not the whole walk.
+        """
+        pages = ops.scopes.iter_scopes(self._paths, size=size, reverse=reverse)
+        async for item in self._walk(pages, deadline):
+            yield item
+
     async def get_scope(self, scope_id: str, *, deadline: float | None = None) -> Scope:
         """``GET .../scopes/{id}``; 404 (a StatusError) when there is no such scope."""
         return await self._run(ops.scopes.get_scope(self._paths, scope_id), deadline)
@@ -619,6 +711,22 @@ class AsyncClient(ClientCore, AsyncClosing):
             self._paths, scope_id, page=page, size=size, reverse=reverse
         )
         return await self._run(call, deadline)
+
+    async def iter_scope_sessions(
+        self,
+        scope_id: str,
+        *,
+        size: int = MAX_PAGE_SIZE,
+        reverse: bool = False,
+        deadline: float | None = None,
+    ) -> AsyncIterator[Session]:
+        """Every session of a scope, page by page (each page is one call).
+
+        ``deadline`` bounds each page's call, not the whole walk.
+        """
+        pages = ops.scopes.iter_scope_sessions(self._paths, scope_id, size=size, reverse=reverse)
+        async for item in self._walk(pages, deadline):
+            yield item
 
     async def get_scope_status(
         self, scope_id: str, *, deadline: float | None = None
@@ -761,6 +869,23 @@ class AsyncClient(ClientCore, AsyncClosing):
             self._paths, filters, page=page, size=size, reverse=reverse
         )
         return await self._run(call, deadline)
+
+    async def iter_conclusions(
+        self,
+        filters: Mapping[str, Any] | None = None,
+        *,
+        size: int = MAX_PAGE_SIZE,
+        reverse: bool = False,
+        deadline: float | None = None,
+    ) -> AsyncIterator[Conclusion]:
+        """Every conclusion ``filters`` selects, page by page (each page is one call): newest
+        first unless ``reverse``, as list_conclusions() has them.
+
+        ``deadline`` bounds each page's call, not the whole walk.
+        """
+        pages = ops.conclusions.iter_conclusions(self._paths, filters, size=size, reverse=reverse)
+        async for item in self._walk(pages, deadline):
+            yield item
 
     async def query_conclusions(
         self,
@@ -975,6 +1100,17 @@ class AsyncClient(ClientCore, AsyncClosing):
         """``GET .../webhooks``: one page of this workspace's endpoints (``created`` is None)."""
         call = ops.webhooks.list_webhooks(self._paths, page=page, size=size)
         return await self._run(call, deadline)
+
+    async def iter_webhooks(
+        self, *, size: int = MAX_PAGE_SIZE, deadline: float | None = None
+    ) -> AsyncIterator[WebhookEndpoint]:
+        """Every webhook endpoint of this workspace, page by page (each page is one call).
+
+        ``deadline`` bounds each page's call, not the whole walk.
+        """
+        pages = ops.webhooks.iter_webhooks(self._paths, size=size)
+        async for item in self._walk(pages, deadline):
+            yield item
 
     async def delete_webhook(self, endpoint_id: str, *, deadline: float | None = None) -> None:
         """``DELETE .../webhooks/{id}``: 204; an unknown id answers 404 (a StatusError)."""

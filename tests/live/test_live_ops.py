@@ -8,6 +8,8 @@ models ignore keys they do not use.
 from __future__ import annotations
 
 import secrets
+from collections.abc import Callable
+from typing import Any
 
 import pytest
 from live_data import (
@@ -201,6 +203,31 @@ def test_o5_list_messages_oldest_first_and_reverse(world: World, recorder: Recor
 def test_o5_list_messages_by_metadata(world: World) -> None:
     page = world.client.list_messages(world.session, filters={"metadata": {"role": "user"}})
     assert [m.id for m in page.items] == [m.id for m in world.user_messages]
+
+
+def test_o5_every_walk_gives_what_one_whole_page_gives(world: World, recorder: Recorder) -> None:
+    """The walks over what the suite made, one item a page: the same items as one page of
+    a hundred, in the same order, and one call per page (docs/api.md, "Walks over every
+    page"). The conversation's messages and its two peers span more than one page."""
+    c, session = world.client, world.session
+    walks: list[tuple[str, Callable[[], Any], Callable[[], Any]]] = [
+        ("list_messages", lambda: c.iter_messages(session, size=1),
+         lambda: c.list_messages(session, size=100)),
+        ("list_peers", lambda: c.iter_peers(size=1), lambda: c.list_peers(size=100)),
+        ("list_session_peers", lambda: c.iter_session_peers(session, size=1),
+         lambda: c.list_session_peers(session, size=100)),
+        ("list_peer_sessions", lambda: c.iter_peer_sessions(USER, size=1),
+         lambda: c.list_peer_sessions(USER, size=100)),
+        ("list_sessions", lambda: c.iter_sessions(size=1), lambda: c.list_sessions(size=100)),
+    ]  # fmt: skip
+    for op, walk, whole in walks:
+        page = whole()
+        before = len(recorder.calls)
+        walked = list(walk())
+        assert [item.id for item in walked] == [item.id for item in page.items], op
+        made = recorder.calls[before:]
+        assert [call.op for call in made] == [op] * max(1, page.total), op
+    assert len(list(c.iter_messages(session, size=2))) == len(TURNS) > 2
 
 
 def test_o5_get_message_and_update_its_metadata(world: World, recorder: Recorder) -> None:

@@ -115,6 +115,8 @@ ID_SLOTS: dict[str, Callable[[roncho.Client, Any], Any]] = {
     "get_or_create_session.peers": lambda c, bad: c.get_or_create_session(GOOD, peers={bad: None}),
     "update_session": lambda c, bad: c.update_session(bad),
     "list_session_peers": lambda c, bad: c.list_session_peers(bad),
+    "iter_session_peers": lambda c, bad: next(c.iter_session_peers(bad)),
+    "iter_peer_sessions": lambda c, bad: next(c.iter_peer_sessions(bad)),
     "get_session_peer_config.session": lambda c, bad: c.get_session_peer_config(bad, GOOD),
     "get_session_peer_config.peer": lambda c, bad: c.get_session_peer_config(GOOD, bad),
     "set_session_peer_config.session": lambda c, bad: c.set_session_peer_config(
@@ -370,10 +372,21 @@ PAGED: dict[str, Callable[..., Any]] = {
     "list_sessions": lambda c, **kw: c.list_sessions(**kw),
     "list_session_peers": lambda c, **kw: c.list_session_peers("s", **kw),
     "list_messages": lambda c, **kw: c.list_messages("s", **kw),
-    "iter_messages": lambda c, **kw: next(
-        c.iter_messages("s", **{k: v for k, v in kw.items() if k != "page"})
-    ),
+    "iter_messages": lambda c, **kw: next(c.iter_messages("s", **kw)),
     "list_conclusions": lambda c, **kw: c.list_conclusions(**kw),
+    "list_peer_sessions": lambda c, **kw: c.list_peer_sessions("p", **kw),
+    "list_scopes": lambda c, **kw: c.list_scopes(**kw),
+    "list_scope_sessions": lambda c, **kw: c.list_scope_sessions("sc", **kw),
+    "list_webhooks": lambda c, **kw: c.list_webhooks(**kw),
+    "iter_workspaces": lambda c, **kw: next(c.iter_workspaces(**kw)),
+    "iter_peers": lambda c, **kw: next(c.iter_peers(**kw)),
+    "iter_peer_sessions": lambda c, **kw: next(c.iter_peer_sessions("p", **kw)),
+    "iter_sessions": lambda c, **kw: next(c.iter_sessions(**kw)),
+    "iter_session_peers": lambda c, **kw: next(c.iter_session_peers("s", **kw)),
+    "iter_scopes": lambda c, **kw: next(c.iter_scopes(**kw)),
+    "iter_scope_sessions": lambda c, **kw: next(c.iter_scope_sessions("sc", **kw)),
+    "iter_conclusions": lambda c, **kw: next(c.iter_conclusions(**kw)),
+    "iter_webhooks": lambda c, **kw: next(c.iter_webhooks(**kw)),
 }
 
 
@@ -393,7 +406,7 @@ BAD_PAGING = {
         (op, name)
         for op in PAGED
         for name, paging in BAD_PAGING.items()
-        if not (op == "iter_messages" and "page" in paging)  # it has no page argument
+        if not (op.startswith("iter_") and "page" in paging)  # a walk has no page argument
     ],
 )
 def test_bad_paging_is_refused(client: roncho.Client, op: str, paging: str) -> None:

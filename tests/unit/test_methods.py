@@ -18,6 +18,7 @@ import pytest
 import roncho
 from roncho import _operations as ops
 from roncho._models import Page
+from roncho._request_checks import MAX_PAGE_SIZE
 from roncho.aio import AsyncClient
 
 PATHS = ops.Paths("", "ws")
@@ -43,12 +44,37 @@ def operation(name: str) -> Any:
 def test_each_client_holds_a_plain_function_for_every_operation() -> None:
     names = catalogue()
     # 34 + the four webhook operations + the rest of the v3 API + get_conclusion (3.2.0)
-    assert len(names) == 59
+    # + a walk (iter_*) for each of the nine paged lists that had none
+    assert len(names) == 68
     for cls in (roncho.Client, AsyncClient):
         for name in names:
             method = vars(cls)[name]
             assert inspect.isfunction(method) and method.__name__ == name, (cls, name)
             assert inspect.getdoc(method) == inspect.getdoc(operation(name))
+
+
+def test_every_paged_list_has_its_walk_with_the_same_parameters_but_page() -> None:
+    """list_x gives one page; iter_x walks them all, taking what list_x takes but ``page``,
+    in the same order, with the same defaults but the largest page the server gives."""
+    names = catalogue()
+    lists = [n for n in names if n.startswith("list_")]
+    paged = [
+        n for n in lists if "Page[" in str(inspect.signature(operation(n)).return_annotation)
+    ]
+    assert len(paged) == 10
+    assert sorted(n for n in names if n.startswith("iter_")) == sorted(
+        "iter_" + n.removeprefix("list_") for n in paged
+    )
+    for name in paged:
+        one = inspect.signature(operation(name)).parameters
+        walk = inspect.signature(operation("iter_" + name.removeprefix("list_"))).parameters
+        assert [p for p in one if p != "page"] == list(walk), name
+        for parameter in walk.values():
+            expected = one[parameter.name].replace(
+                default=MAX_PAGE_SIZE if parameter.name == "size" else one[parameter.name].default
+            )
+            assert parameter == expected, (name, parameter)
+        assert names.index("iter_" + name.removeprefix("list_")) == names.index(name) + 1
 
 
 def test_the_source_of_a_method_is_the_method_that_runs() -> None:

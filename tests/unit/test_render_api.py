@@ -148,7 +148,9 @@ def test_render_api_says_what_async_client_has() -> None:
     part = text.split("<!-- BEGIN GENERATED: methods -->")[1].split("<!-- END GENERATED")[0]
     note = next(line for line in part.splitlines() if line.startswith("`roncho.aio.AsyncClient`"))
     assert "as a coroutine" in note
-    assert "`iter_messages` (an async iterator)" in note
+    walks = [n for n in _method_rows(text) if n.startswith("iter_")]
+    assert len(walks) == 10  # every paged list has its walk
+    assert ", ".join(f"`{n}`" for n in walks) + " (each an async iterator)" in note
     assert "`chat_stream`, `chat_workspace_stream` give an `AsyncChatStream`" in note
     for name in _method_rows(text):
         assert hasattr(AsyncClient, name), name
