@@ -102,11 +102,9 @@ class Client(ClientCore, Closing):
         read_timeout: an idle timeout, "no bytes for N seconds", not a total.
         max_response_bytes: the cap on a response body, enforced while reading.
         read_only: refuse every call that changes server state, before sending.
-        on_call: called once per call when it has ended, answered or not, with its
-            ``CallReport`` (the operation, method, route, status, time, bytes, the error's
-            class; never a body, a header, an id or the key), in the thread or task that
-            made the call. roncho logs nothing itself. What it raises reaches the caller
-            (in place of the result; the call's own error is its ``__context__``).
+        on_call: called with a ``CallReport`` once per call, after it ended, in the
+            thread or task that made it (never a body, a header, an id or the key); what it
+            raises reaches the caller. Copies keep it. roncho logs nothing itself.
 
     Every method also takes ``deadline``: an optional total, in seconds, for that call.
     """

@@ -262,17 +262,15 @@ class ClientCore:
     def _ended(
         self, call: Call[Any], exchange: Exchange[Any] | None, started: float, error: Any
     ) -> None:
-        """Hand the caller's on_call the report of a call that has just ended (``error``:
-        what it raised, or None). What the hook raises goes to the caller (the call's own
-        error, if any, is its ``__context__``)."""
+        """Hand on_call the report of a call that has just ended with ``error`` (or None).
+        What the hook raises goes to the caller, the call's own error as its context."""
         if self._on_call is not None:
             from ._reports import report  # an add-on: loaded by the first report
 
             self._on_call(report(call, exchange, self._endpoint.prefix, started, error))
 
     def _result(self, exchange: Exchange[T], started: float) -> T:
-        """The result of a call whose connection is closed, or the error its answer means;
-        on_call hears of either."""
+        """A closed call's result, or the error its answer means; on_call hears of either."""
         try:
             result = exchange.result()
         except BaseException as error:
