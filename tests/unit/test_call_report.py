@@ -18,8 +18,13 @@ from roncho._reports import CallReport, path_template
 
 ROUTE_LIST = Path(__file__).parents[1] / "wire" / "data" / "server_routes.txt"
 # Called by roncho, not in 3.0.12's route list: the health check, the OpenAPI document
-# (server_version), and 3.2's workspace chat.
-BEYOND = ["GET /health", "GET /openapi.json", "POST /v3/workspaces/{workspace_id}/chat"]
+# (server_version), and 3.2's workspace chat and conclusion read.
+BEYOND = [
+    "GET /health",
+    "GET /openapi.json",
+    "POST /v3/workspaces/{workspace_id}/chat",
+    "GET /v3/workspaces/{workspace_id}/conclusions/{conclusion_id}",
+]
 
 
 def routes() -> list[str]:

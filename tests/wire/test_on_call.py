@@ -296,3 +296,26 @@ def test_the_hooks_error_keeps_the_calls_error_as_its_context() -> None:
 def test_a_hook_that_is_not_callable_is_refused_at_construction() -> None:
     with pytest.raises(roncho.ConfigError, match="on_call"):
         roncho.Client("http://127.0.0.1:9", WORKSPACE, on_call="print")  # type: ignore[arg-type]
+
+
+# The methods whose routes are not in 3.0.12's list (test_every_server_route.py holds those).
+BEYOND_THE_LIST: list[tuple[Callable[[roncho.Client], Any], str]] = [
+    (lambda c: c.probe(), "GET /health"),
+    (lambda c: c.server_version(), "GET /openapi.json"),
+    (lambda c: c.get_conclusion("list"), f"GET {WS}/conclusions/{{conclusion_id}}"),
+    (lambda c: c.chat_workspace(QUESTION), f"POST {WS}/chat"),
+    (lambda c: c.chat_workspace_stream(QUESTION), f"POST {WS}/chat"),
+]
+
+
+@pytest.mark.parametrize(("call", "route"), BEYOND_THE_LIST, ids=[r for _, r in BEYOND_THE_LIST])
+def test_the_routes_beyond_the_servers_list_are_reported_as_routes(
+    call: Callable[[roncho.Client], Any], route: str
+) -> None:
+    reports: list[roncho.CallReport] = []
+    answer = reply(500, {"detail": "checked no further"})
+    with RawServer([answer]) as server, pytest.raises(roncho.StatusError):
+        call(_client(server.url, reports))
+    [report] = reports
+    assert (f"{report.method} {report.path}", report.status) == (route, 500)
+    _no_secret_in(reports)
