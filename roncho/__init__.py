@@ -69,6 +69,7 @@ from ._version import __version__
 
 # BEGIN GENERATED __all__ (scripts/render_clients.py)
 __all__ = [
+    "CallReport",
     "ChatAnswer",
     "ChatChunk",
     "ChatStream",
@@ -123,9 +124,11 @@ __all__ = [
 # END GENERATED __all__
 
 # Names loaded on first use (PEP 562), so that ``import roncho`` does not load the add-ons
-# beside the call path: the scratch workspace is for tests and notebooks, and the deriver
-# wait's records load with its logic, at the first wait_for_derivation (or first use here).
+# beside the call path: the scratch workspace is for tests and notebooks, the deriver
+# wait's records load with its logic, at the first wait_for_derivation (or first use here),
+# and CallReport with the first report to a client's on_call.
 _LAZY = {
+    "CallReport": "_reports",
     "DerivationOutcome": "_derivation",
     "DeriverGates": "_derivation",
     "ScratchCleanupError": "_scratch",
@@ -133,6 +136,7 @@ _LAZY = {
 }
 if _TYPE_CHECKING:
     from ._derivation import DerivationOutcome, DeriverGates
+    from ._reports import CallReport
     from ._scratch import ScratchCleanupError, scratch_workspace
 
 

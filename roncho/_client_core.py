@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import socket
 import time
-from typing import Any, ClassVar, Final, TypeVar
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, ClassVar, Final, TypeVar
 
 from ._call import Call
 from ._checks import (
@@ -24,6 +25,9 @@ from ._errors import ConfigError, ReadOnlyError
 from ._exchange import Exchange
 from ._network import SocketFactory, Timeouts, tls_context
 from ._operations import Paths
+
+if TYPE_CHECKING:
+    from ._reports import CallReport
 
 C = TypeVar("C", bound="ClientCore")
 T = TypeVar("T")
@@ -49,6 +53,7 @@ class ClientCore:
         "_endpoint",
         "_key",
         "_max_body",
+        "_on_call",
         "_paths",
         "_read_only",
         "_timeouts",
@@ -58,6 +63,7 @@ class ClientCore:
     _endpoint: Endpoint
     _key: bytearray | None
     _max_body: int
+    _on_call: Callable[[CallReport], object] | None
     _read_only: bool
     _timeouts: Timeouts
     _paths: Paths
@@ -76,6 +82,7 @@ class ClientCore:
         read_timeout: float,
         max_response_bytes: int,
         read_only: bool,
+        on_call: Callable[[CallReport], object] | None,
     ) -> None:
         """Construction: every argument checked, once for both clients. Their ``__init__``
         (written once, in aio/_client.py) holds the signature and the defaults above, so
@@ -87,6 +94,8 @@ class ClientCore:
         )
         max_body = check_positive_int(max_response_bytes, "max_response_bytes")
         check_flag(read_only, "read_only")
+        if on_call is not None and not callable(on_call):
+            raise ConfigError("on_call must be a function of one CallReport, or None")
         self._init(
             endpoint,
             check_id(workspace, "workspace"),
@@ -95,6 +104,7 @@ class ClientCore:
             max_body,
             read_only,
             tls_context() if endpoint.scheme == "https" else None,
+            on_call,
         )
 
     def _init(
@@ -106,6 +116,7 @@ class ClientCore:
         max_body: int,
         read_only: bool,
         tls: Any,
+        on_call: Callable[[CallReport], object] | None,
     ) -> None:
         set_ = object.__setattr__
         set_(self, "_endpoint", endpoint)
@@ -115,6 +126,7 @@ class ClientCore:
         set_(self, "_max_body", max_body)
         set_(self, "_read_only", read_only)
         set_(self, "_tls", tls)
+        set_(self, "_on_call", on_call)
         set_(self, "_closed", False)
 
     def __setattr__(self, name: str, value: object) -> None:
@@ -209,6 +221,7 @@ class ClientCore:
             changes.get("max_body", self._max_body),
             changes.get("read_only", self._read_only),
             self._tls,
+            self._on_call,
         )
         return clone
 
@@ -245,3 +258,23 @@ class ClientCore:
         total = check_timeout(deadline, "deadline", allow_none=True)
         timeouts = self._timeouts.for_call(total, time.monotonic())
         return Exchange(call, self._key, self._max_body), timeouts
+
+    def _ended(
+        self, call: Call[Any], exchange: Exchange[Any] | None, started: float, error: Any
+    ) -> None:
+        """Hand on_call the report of a call that has just ended with ``error`` (or None).
+        What the hook raises goes to the caller, the call's own error as its context."""
+        if self._on_call is not None:
+            from ._reports import report  # an add-on: loaded by the first report
+
+            self._on_call(report(call, exchange, self._endpoint.prefix, started, error))
+
+    def _result(self, exchange: Exchange[T], started: float) -> T:
+        """A closed call's result, or the error its answer means; on_call hears of either."""
+        try:
+            result = exchange.result()
+        except BaseException as error:
+            self._ended(exchange.call, exchange, started, error)
+            raise
+        self._ended(exchange.call, exchange, started, None)
+        return result

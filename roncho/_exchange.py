@@ -109,6 +109,8 @@ class Exchange(Generic[T]):
         self._needs_bytes = True  # the parser has no whole event until more bytes come
         self.head: ResponseHead | None = None
         self.chat: ChatDecoder | None = None  # in STREAM: the decoder of the body
+        self.sent = 0  # the request's length, once built to be sent (for on_call)
+        self.received_bytes = 0  # every read's, head and body (for on_call)
 
     def request(self, endpoint: Endpoint) -> bytes | bytearray:
         """The whole request; with a key, a bytearray the caller wipes once it is sent."""
@@ -132,7 +134,9 @@ class Exchange(Generic[T]):
     def sending(self, endpoint: Endpoint) -> Sending:
         """The request, for a ``with`` block that sends it: with a key, its bytes are
         zeroed when the block ends, sent or not, so no frame a traceback keeps holds it."""
-        return Sending(self.request(endpoint))
+        sending = Sending(self.request(endpoint))
+        self.sent = len(sending.data)
+        return sending
 
     @property
     def needs_more(self) -> bool:
@@ -164,6 +168,7 @@ class Exchange(Generic[T]):
     def received(self, data: bytes | int) -> None:
         """What one read gave: the bytes, or how many were read into ``room()`` (``b""``
         or 0: the server closed the connection)."""
+        self.received_bytes += data if isinstance(data, int) else len(data)
         if isinstance(data, int):
             if data:
                 self._parser.took(data)

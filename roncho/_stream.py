@@ -13,6 +13,7 @@ writes roncho/_stream.py from it with the table of ``scripts/_unasync.py``.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from ._closing import Closing
@@ -33,8 +34,14 @@ class ChatStream(Closing):
     ProtocolError; one that stalls longer than read_timeout raises ReadTimeout.
     """
 
-    def __init__(self, connection: Stream, exchange: Exchange[Any]) -> None:
+    def __init__(
+        self,
+        connection: Stream,
+        exchange: Exchange[Any],
+        ended: Callable[[BaseException | None], None] | None = None,
+    ) -> None:
         assert exchange.chat is not None
+        self._ended = ended  # told once, when the stream ends: what ended it, or None
         self._connection = connection
         self._exchange = exchange
         self._chat = exchange.chat
@@ -69,8 +76,8 @@ class ChatStream(Closing):
                 if self.finished:
                     break  # the final chunk was handed out
                 self._exchange.received(self._connection.read())
-        except BaseException:
-            self.close()
+        except BaseException as error:
+            self._end(error)
             raise
         if chunk is None:
             self._read_out = True
@@ -87,5 +94,11 @@ class ChatStream(Closing):
         return ChatAnswer(content=self.text, evidence=self.evidence)
 
     def close(self) -> None:
+        self._end(None)
+
+    def _end(self, error: BaseException | None) -> None:
+        ended, self._ended = self._ended, None
         self._closed = True
         self._connection.close()
+        if ended is not None:
+            ended(error)

@@ -21,6 +21,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import AsyncIterator
+from functools import partial
 from typing import TYPE_CHECKING, TypeVar
 
 from .. import _operations as ops
@@ -43,7 +44,10 @@ from ._stream import AsyncChatStream
 from ._transport import AsyncConnection, connect
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from .._derivation import DerivationOutcome, DeriverGates
+    from .._reports import CallReport
 
 if TYPE_CHECKING:
     # BEGIN GENERATED imports (scripts/render_clients.py)
@@ -97,6 +101,9 @@ class AsyncClient(ClientCore, AsyncClosing):
         read_timeout: an idle timeout, "no bytes for N seconds", not a total.
         max_response_bytes: the cap on a response body, enforced while reading.
         read_only: refuse every call that changes server state, before sending.
+        on_call: called with a ``CallReport`` once per call, after it ended, in the
+            thread or task that made it (never a body, a header, an id or the key); what it
+            raises reaches the caller. Copies keep it. roncho logs nothing itself.
 
     Every method also takes ``deadline``: an optional total, in seconds, for that call.
     """
@@ -114,6 +121,7 @@ class AsyncClient(ClientCore, AsyncClosing):
         read_timeout: float = DEFAULT_READ_TIMEOUT,
         max_response_bytes: int = DEFAULT_MAX_RESPONSE_BYTES,
         read_only: bool = False,
+        on_call: Callable[[CallReport], object] | None = None,
     ) -> None:
         # Spelled out here (ClientCore checks them) so that a call without a workspace
         # fails naming this class, not an internal one.
@@ -125,6 +133,7 @@ class AsyncClient(ClientCore, AsyncClosing):
             read_timeout,
             max_response_bytes,
             read_only,
+            on_call,
         )
 
     # BEGIN GENERATED methods (scripts/render_clients.py)
@@ -1240,17 +1249,17 @@ class AsyncClient(ClientCore, AsyncClosing):
 
     # -- how every method runs its operation: one connection per call ----------------------
     async def _run(self, call: Call[T], deadline: float | None) -> T:
-        """One whole call: its result, or the error its answer means."""
-        connection, exchange = await self._exchange(call, deadline)
+        """One whole call: its result, or the error its answer means (on_call hears of it)."""
+        connection, exchange, started = await self._exchange(call, deadline)
         connection.close()
-        return exchange.result()
+        return self._result(exchange, started)
 
     async def _open_stream(self, call: Call[None], deadline: float | None) -> AsyncChatStream:
-        connection, exchange = await self._exchange(call, deadline)
+        connection, exchange, started = await self._exchange(call, deadline)
         if exchange.chat is None:  # not a 2xx answer: the error it means
             connection.close()
-            exchange.result()
-        return AsyncChatStream(connection, exchange)
+            self._result(exchange, started)
+        return AsyncChatStream(connection, exchange, partial(self._ended, call, exchange, started))
 
     async def _walk(self, pages: Pages[T], deadline: float | None) -> AsyncIterator[T]:
         """Each page is one call, and ``deadline`` bounds each, not the whole walk."""
@@ -1263,14 +1272,16 @@ class AsyncClient(ClientCore, AsyncClosing):
 
     async def _exchange(
         self, call: Call[T], deadline: float | None
-    ) -> tuple[AsyncConnection, Exchange[T]]:
-        """Connect, send, and read until the exchange needs no more (a stream: its head).
-        Whatever ends it early, a cancelled task or Ctrl-C included, closes the connection."""
-        exchange, timeouts = self._start(call, deadline)
-        connection = await connect(
-            self._endpoint, timeouts, self._tls, call.what, type(self)._new_socket
-        )
+    ) -> tuple[AsyncConnection, Exchange[T], float]:
+        """Connect, send, and read until the exchange needs no more (a stream: its head);
+        with the call's start, for on_call. Whatever ends it early, a cancelled task or
+        Ctrl-C included, closes the connection (and on_call hears of it)."""
+        started, exchange, connection = time.monotonic(), None, None
         try:
+            exchange, timeouts = self._start(call, deadline)
+            connection = await connect(
+                self._endpoint, timeouts, self._tls, call.what, type(self)._new_socket
+            )
             # Only now, connected, is the request with the key built (and wiped once sent).
             with exchange.sending(self._endpoint) as wire:
                 await connection.send(wire)
@@ -1284,7 +1295,9 @@ class AsyncClient(ClientCore, AsyncClosing):
                     raise
                 exchange.received(data)
                 del data  # the exchange has it: not held through the next read
-        except BaseException:
-            connection.close()
+        except BaseException as error:
+            if connection is not None:
+                connection.close()
+            self._ended(call, exchange, started, error)
             raise
-        return connection, exchange
+        return connection, exchange, started

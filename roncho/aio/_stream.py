@@ -11,6 +11,7 @@ writes roncho/_stream.py from it with the table of ``scripts/_unasync.py``.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from .._closing import AsyncClosing
@@ -31,8 +32,14 @@ class AsyncChatStream(AsyncClosing):
     ProtocolError; one that stalls longer than read_timeout raises ReadTimeout.
     """
 
-    def __init__(self, connection: AsyncStream, exchange: Exchange[Any]) -> None:
+    def __init__(
+        self,
+        connection: AsyncStream,
+        exchange: Exchange[Any],
+        ended: Callable[[BaseException | None], None] | None = None,
+    ) -> None:
         assert exchange.chat is not None
+        self._ended = ended  # told once, when the stream ends: what ended it, or None
         self._connection = connection
         self._exchange = exchange
         self._chat = exchange.chat
@@ -67,8 +74,8 @@ class AsyncChatStream(AsyncClosing):
                 if self.finished:
                     break  # the final chunk was handed out
                 self._exchange.received(await self._connection.read())
-        except BaseException:
-            self.close()
+        except BaseException as error:
+            self._end(error)
             raise
         if chunk is None:
             self._read_out = True
@@ -85,5 +92,11 @@ class AsyncChatStream(AsyncClosing):
         return ChatAnswer(content=self.text, evidence=self.evidence)
 
     def close(self) -> None:
+        self._end(None)
+
+    def _end(self, error: BaseException | None) -> None:
+        ended, self._ended = self._ended, None
         self._closed = True
         self._connection.close()
+        if ended is not None:
+            ended(error)

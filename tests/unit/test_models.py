@@ -848,6 +848,17 @@ SAMPLES: list[Any] = [
         reads=13,
         gates=DeriverGates(batch_max_age=30.0),
     ),
+    roncho.CallReport(
+        op="add_messages",
+        method="POST",
+        path="/v3/workspaces/{workspace_id}/sessions/{session_id}/messages",
+        status=None,
+        seconds=0.5,
+        bytes_sent=310,
+        bytes_received=0,
+        request_sent=True,
+        error=roncho.ReadTimeout,
+    ),
 ]
 
 

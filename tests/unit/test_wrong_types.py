@@ -120,6 +120,8 @@ def takes(annotation: object, value: object) -> bool:
     if origin in (collections.abc.Iterable, collections.abc.Sequence, list, tuple):
         (item,) = typing.get_args(annotation)[:1]
         return isinstance(value, (list, tuple)) and all(takes(item, v) for v in value)
+    if origin is collections.abc.Callable:  # on_call: a function, or anything callable
+        return callable(value)
     if isinstance(annotation, type):
         return isinstance(value, annotation)
     raise AssertionError(f"the walk does not know the annotation {annotation!r}: teach takes()")

@@ -245,13 +245,17 @@ def _pattern(route: str) -> re.Pattern[str]:
 
 
 @pytest.mark.parametrize("route", sorted(METHODS))
-def test_the_method_sends_the_route(route: str) -> None:
+def test_the_method_sends_the_route_and_reports_it_to_on_call(route: str) -> None:
     name, call = METHODS[route]
     # Any answer will do: the request line is what is checked, so a decode error is fine.
     answer = response_bytes(500, {"detail": "checked no further"}, reason="X")
+    reports: list[roncho.CallReport] = []
     with RawServer([send_raw(answer)]) as server:
-        client = roncho.Client(server.url, WS, read_timeout=READ_TIMEOUT)
+        client = roncho.Client(server.url, WS, read_timeout=READ_TIMEOUT, on_call=reports.append)
         with pytest.raises(roncho.RonchoError):
             call(client)
     request_line = server.requests[0].head.split(b"\r\n", 1)[0].decode()
     assert _pattern(route).fullmatch(request_line), (name, request_line)
+    # on_call names the route as the server's own list does, ids not filled in
+    [report] = reports
+    assert (report.op, f"{report.method} {report.path}", report.status) == (name, route, 500)

@@ -14,6 +14,7 @@ environment variables pointing at a trap are ignored, and a redirect's Location 
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import pickle
 import socket
@@ -399,3 +400,21 @@ def test_trap_would_notice_a_connection() -> None:
         with pytest.raises(roncho.ReadTimeout):
             roncho.Client(trap.url, "w", read_timeout=SHORT_READ_TIMEOUT).probe()
         assert trap.connections() == 1
+
+
+@pytest.mark.parametrize("path", PATHS, ids=[p.name for p in PATHS])
+def test_on_call_reports_never_hold_the_key(path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every error path, told to a hook: one report (none for an argument refused before
+    there is a call), of the error's class, and the key in none of its fields."""
+    reports: list[roncho.CallReport] = []
+    options = (*path.options, ("on_call", reports.append))
+    error = raise_error(dataclasses.replace(path, options=options), monkeypatch)
+    assert type(error) is path.expect
+    if path.name == "config-bad-id":
+        assert reports == []
+        return
+    [report] = reports
+    assert report.error is path.expect
+    assert report.request_sent is error.request_sent
+    for text in (repr(report), *(repr(getattr(report, name)) for name in report.__slots__)):
+        assert KEY not in text
