@@ -44,10 +44,6 @@ RECV_BYTES = 64 * 1024
 SocketFactory = Callable[[int, int, int], socket.socket]
 
 
-class Closable(Protocol):
-    def close(self) -> None: ...
-
-
 class Stream(Protocol):
     """One open connection carrying one request (``_transport.Connection``)."""
 
