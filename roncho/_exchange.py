@@ -103,8 +103,7 @@ class Exchange(Generic[T]):
         self._max_body = max_body
         self._parser = ResponseParser(max_body=max_body, request_method=call.method)
         self._chunks: list[bytes] = []  # a body of unknown length, or an error's start
-        self._length: int | None = None  # in BODY: the announced length, if any
-        self._whole: bytearray | None = None  # a body of that length, in its own buffer
+        self._whole: bytearray | None = None  # in BODY: a body of announced length, in place
         self._size = 0  # bytes in _chunks, or in _whole
         self._needs_bytes = True  # the parser has no whole event until more bytes come
         self.head: ResponseHead | None = None
@@ -146,20 +145,12 @@ class Exchange(Generic[T]):
         Offered once the parser holds none of the body's bytes, and never past the body's
         end, so the size cap holds and no byte after the body is read.
         """
-        if self._length is None or self.state is not State.BODY:
+        if self._whole is None or self.state is not State.BODY:
             return None
         left = self._parser.room()
         if not left:
             return None
-        return memoryview(self._buffer())[self._size : self._size + left]
-
-    def _buffer(self) -> bytearray:
-        """The body's own buffer, made when its first bytes are at hand (none for a body
-        of length 0)."""
-        if self._whole is None:
-            assert self._length is not None
-            self._whole = bytearray(self._length)  # at most max_body: the parser checked
-        return self._whole
+        return memoryview(self._whole)[self._size : self._size + left]
 
     def received(self, data: bytes | int) -> None:
         """What one read gave: the bytes, or how many were read into ``room()`` (``b""``
@@ -211,9 +202,9 @@ class Exchange(Generic[T]):
         if isinstance(event, BodyData):
             if self.chat is not None:
                 self.chat.feed(event.data)
-            elif self._length is not None:
+            elif self._whole is not None:
                 end = self._size + len(event.data)
-                self._buffer()[self._size : end] = event.data
+                self._whole[self._size : end] = event.data
                 self._size = end
             else:
                 self._chunks.append(event.data)
@@ -233,7 +224,9 @@ class Exchange(Generic[T]):
                 )
             else:
                 self.state = State.BODY
-                self._length = self._parser.length_left()
+                length = self._parser.length_left()
+                if length:  # made with the head: at most max_body, the parser checked
+                    self._whole = bytearray(length)
         else:
             self.state = State.DONE
             if self.chat is not None:
