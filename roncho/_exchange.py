@@ -254,26 +254,22 @@ class Exchange(Generic[T]):
             self._advance(pulled=True)
         return chunk
 
-    @property
-    def failing(self) -> bool:
-        """The head arrived and is not 2xx."""
-        return self.head is not None and not 200 <= self.head.status < 300
-
     def result(self) -> T:
         """The decoded answer, or the error the answer means."""
-        call = self.call
-        if self.failing:
+        call, head = self.call, self.head
+        assert head is not None
+        if not 200 <= head.status < 300:
             failure = self.failure()
             meaning = call.on_status.get(failure.status)
             if meaning is not None:
                 return meaning(failure)
             raise failure
-        assert self.head is not None and self.state is State.DONE
+        assert self.state is State.DONE
         whole, self._whole = self._whole, None
         if whole is None:
-            response = Response(self.head, self.redact(b"".join(self._chunks)))
+            response = Response(head, self.redact(b"".join(self._chunks)))
         else:
-            response = Response(self.head, self.redact(whole))
+            response = Response(head, self.redact(whole))
             del whole
         self._chunks = []  # so the decoder's take_body() leaves the body's only reference
         return call.decode(response)
