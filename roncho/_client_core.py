@@ -219,19 +219,11 @@ class ClientCore:
         Python cannot promise the key left no other copy (the caller's own string, the
         bytes of a request already sent); this wipes the one roncho keeps.
         """
-        if self._key is not None:
-            for i in range(len(self._key)):
-                self._key[i] = 0
+        _wipe(self._key)
         object.__setattr__(self, "_closed", True)
 
     def __del__(self) -> None:
-        try:
-            key = self._key
-        except AttributeError:
-            return
-        if key is not None:
-            for i in range(len(key)):
-                key[i] = 0
+        _wipe(getattr(self, "_key", None))  # None too if __init__ failed before setting it
 
     def _check_open(self) -> None:
         if self._closed:
@@ -245,3 +237,9 @@ class ClientCore:
         total = check_timeout(deadline, "deadline", allow_none=True)
         timeouts = self._timeouts.for_call(total, time.monotonic())
         return Exchange(call, self._key, self._max_body), timeouts
+
+
+def _wipe(key: bytearray | None) -> None:
+    """Overwrite the key in place, keeping its length (no new copy is made)."""
+    if key is not None:
+        key[:] = bytes(len(key))
