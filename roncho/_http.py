@@ -116,11 +116,8 @@ class ResponseHead(NamedTuple):
 
     def get(self, name: str) -> str | None:
         """The first value of a header, or None."""
-        name = name.lower()
-        for key, value in self.headers:
-            if key == name:
-                return value
-        return None
+        values = self.get_all(name)
+        return values[0] if values else None
 
     def get_all(self, name: str) -> list[str]:
         name = name.lower()
