@@ -94,11 +94,9 @@ def build_request(
     rest = ("\r\n".join(lines) + "\r\n\r\n").encode("ascii")
     if bearer is None:
         return start + rest + body if body else start + rest
-    wire = bytearray(start)
-    wire += b"Authorization: Bearer "
-    wire += bearer
-    wire += b"\r\n"
-    wire += rest
+    wire = bytearray(start + b"Authorization: Bearer ")
+    wire += bearer  # into the bytearray only: no bytes object ever holds the key
+    wire += b"\r\n" + rest
     if body:
         wire += body
     return wire
