@@ -191,18 +191,15 @@ class ClientCore:
         max_response_bytes: int | None = None,
     ) -> C:
         """The same client with other limits, e.g. a long read timeout for the dialectic."""
-        old = self._timeouts
-        timeouts = Timeouts(
-            connect=old.connect
-            if connect_timeout is None
-            else check_timeout(connect_timeout, "connect_timeout"),
-            read=old.read if read_timeout is None else check_timeout(read_timeout, "read_timeout"),
-        )
-        max_body = (
-            self._max_body
-            if max_response_bytes is None
-            else check_positive_int(max_response_bytes, "max_response_bytes")
-        )
+        # None keeps this client's value, already checked; a new one is checked here.
+        connect, read, max_body = self._timeouts.connect, self._timeouts.read, self._max_body
+        if connect_timeout is not None:
+            connect = check_timeout(connect_timeout, "connect_timeout")
+        if read_timeout is not None:
+            read = check_timeout(read_timeout, "read_timeout")
+        if max_response_bytes is not None:
+            max_body = check_positive_int(max_response_bytes, "max_response_bytes")
+        timeouts = Timeouts(connect=connect, read=read)
         return self._copy(timeouts=timeouts, max_body=max_body, key=self._copy_key())
 
     def _copy_key(self) -> bytearray | None:
@@ -232,19 +229,11 @@ class ClientCore:
         Python cannot promise the key left no other copy (the caller's own string, the
         bytes of a request already sent); this wipes the one roncho keeps.
         """
-        if self._key is not None:
-            for i in range(len(self._key)):
-                self._key[i] = 0
+        _wipe(self._key)
         object.__setattr__(self, "_closed", True)
 
     def __del__(self) -> None:
-        try:
-            key = self._key
-        except AttributeError:
-            return
-        if key is not None:
-            for i in range(len(key)):
-                key[i] = 0
+        _wipe(getattr(self, "_key", None))  # None too if __init__ failed before setting it
 
     def _check_open(self) -> None:
         if self._closed:
@@ -278,3 +267,9 @@ class ClientCore:
             raise
         self._ended(exchange.call, exchange, started, None)
         return result
+
+
+def _wipe(key: bytearray | None) -> None:
+    """Overwrite the key in place, keeping its length (no new copy is made)."""
+    if key is not None:
+        key[:] = bytes(len(key))

@@ -103,8 +103,7 @@ class Exchange(Generic[T]):
         self._max_body = max_body
         self._parser = ResponseParser(max_body=max_body, request_method=call.method)
         self._chunks: list[bytes] = []  # a body of unknown length, or an error's start
-        self._length: int | None = None  # in BODY: the announced length, if any
-        self._whole: bytearray | None = None  # a body of that length, in its own buffer
+        self._whole: bytearray | None = None  # in BODY: a body of announced length, in place
         self._size = 0  # bytes in _chunks, or in _whole
         self._needs_bytes = True  # the parser has no whole event until more bytes come
         self.head: ResponseHead | None = None
@@ -150,20 +149,12 @@ class Exchange(Generic[T]):
         Offered once the parser holds none of the body's bytes, and never past the body's
         end, so the size cap holds and no byte after the body is read.
         """
-        if self._length is None or self.state is not State.BODY:
+        if self._whole is None or self.state is not State.BODY:
             return None
         left = self._parser.room()
         if not left:
             return None
-        return memoryview(self._buffer())[self._size : self._size + left]
-
-    def _buffer(self) -> bytearray:
-        """The body's own buffer, made when its first bytes are at hand (none for a body
-        of length 0)."""
-        if self._whole is None:
-            assert self._length is not None
-            self._whole = bytearray(self._length)  # at most max_body: the parser checked
-        return self._whole
+        return memoryview(self._whole)[self._size : self._size + left]
 
     def received(self, data: bytes | int) -> None:
         """What one read gave: the bytes, or how many were read into ``room()`` (``b""``
@@ -216,9 +207,9 @@ class Exchange(Generic[T]):
         if isinstance(event, BodyData):
             if self.chat is not None:
                 self.chat.feed(event.data)
-            elif self._length is not None:
+            elif self._whole is not None:
                 end = self._size + len(event.data)
-                self._buffer()[self._size : end] = event.data
+                self._whole[self._size : end] = event.data
                 self._size = end
             else:
                 self._chunks.append(event.data)
@@ -238,7 +229,9 @@ class Exchange(Generic[T]):
                 )
             else:
                 self.state = State.BODY
-                self._length = self._parser.length_left()
+                length = self._parser.length_left()
+                if length:  # made with the head: at most max_body, the parser checked
+                    self._whole = bytearray(length)
         else:
             self.state = State.DONE
             if self.chat is not None:
@@ -266,26 +259,22 @@ class Exchange(Generic[T]):
             self._advance(pulled=True)
         return chunk
 
-    @property
-    def failing(self) -> bool:
-        """The head arrived and is not 2xx."""
-        return self.head is not None and not 200 <= self.head.status < 300
-
     def result(self) -> T:
         """The decoded answer, or the error the answer means."""
-        call = self.call
-        if self.failing:
+        call, head = self.call, self.head
+        assert head is not None
+        if not 200 <= head.status < 300:
             failure = self.failure()
             meaning = call.on_status.get(failure.status)
             if meaning is not None:
                 return meaning(failure)
             raise failure
-        assert self.head is not None and self.state is State.DONE
+        assert self.state is State.DONE
         whole, self._whole = self._whole, None
         if whole is None:
-            response = Response(self.head, self.redact(b"".join(self._chunks)))
+            response = Response(head, self.redact(b"".join(self._chunks)))
         else:
-            response = Response(self.head, self.redact(whole))
+            response = Response(head, self.redact(whole))
             del whole
         self._chunks = []  # so the decoder's take_body() leaves the body's only reference
         return call.decode(response)

@@ -94,11 +94,9 @@ def build_request(
     rest = ("\r\n".join(lines) + "\r\n\r\n").encode("ascii")
     if bearer is None:
         return start + rest + body if body else start + rest
-    wire = bytearray(start)
-    wire += b"Authorization: Bearer "
-    wire += bearer
-    wire += b"\r\n"
-    wire += rest
+    wire = bytearray(start + b"Authorization: Bearer ")
+    wire += bearer  # into the bytearray only: no bytes object ever holds the key
+    wire += b"\r\n" + rest
     if body:
         wire += body
     return wire
@@ -116,11 +114,8 @@ class ResponseHead(NamedTuple):
 
     def get(self, name: str) -> str | None:
         """The first value of a header, or None."""
-        name = name.lower()
-        for key, value in self.headers:
-            if key == name:
-                return value
-        return None
+        values = self.get_all(name)
+        return values[0] if values else None
 
     def get_all(self, name: str) -> list[str]:
         name = name.lower()
@@ -238,26 +233,15 @@ class ResponseParser:
                 raise ProtocolError(f"more than {MAX_INTERIM_RESPONSES} interim (1xx) responses")
 
     def _maybe_read_one_head(self) -> ResponseHead | None:
-        match = _HEAD_END.search(self._buf, self._scan_from)
-        if match is None:
-            # Up to 3 bytes of the blank-line terminator may already be here (CR LF CR),
-            # so the cap is judged the same way whatever the split of the reads.
-            if len(self._buf) - 3 > self._max_header:
-                raise ResponseTooLargeError(
-                    f"response header section exceeds {self._max_header} bytes"
-                )
+        lines = self._maybe_take_section(
+            f"response header section exceeds {self._max_header} bytes"
+        )
+        if lines is None:
             if self._eof:
                 if not self._buf:
                     raise ProtocolError("server closed the connection without answering")
                 raise ProtocolError("connection closed before the response headers were complete")
-            self._scan_from = max(0, len(self._buf) - 3)
             return None
-        if match.start() > self._max_header:
-            raise ResponseTooLargeError(f"response header section exceeds {self._max_header} bytes")
-        raw = bytes(self._buf[: match.start()])
-        del self._buf[: match.end()]
-        self._scan_from = 0
-        lines = [line[:-1] if line.endswith(b"\r") else line for line in raw.split(b"\n")]
         status_match = _STATUS_LINE.fullmatch(lines[0])
         if status_match is None:
             raise ProtocolError("malformed status line")
@@ -396,22 +380,31 @@ class ResponseParser:
             del self._buf[: 2 if self._buf.startswith(b"\r\n") else 1]
             self._state = _State.DONE
             return ResponseEnd()
-        match = _HEAD_END.search(self._buf, self._scan_from)
-        if match is None:
-            if len(self._buf) - 3 > self._max_header:
-                raise ResponseTooLargeError("response trailer section is too large")
+        lines = self._maybe_take_section("response trailer section is too large")
+        if lines is None:
             if self._eof:
                 raise ProtocolError("connection closed before the final chunk's trailers ended")
+            return None
+        self._state = _State.DONE
+        return ResponseEnd(_parse_fields(lines, "trailer"))
+
+    def _maybe_take_section(self, too_large: str) -> list[bytes] | None:
+        """The lines of a header or trailer section once its blank line is in, else None
+        (the caller says what an end of input there means)."""
+        match = _HEAD_END.search(self._buf, self._scan_from)
+        if match is None:
+            # Up to 3 bytes of the blank-line terminator may already be here (CR LF CR),
+            # so the cap is judged the same way whatever the split of the reads.
+            if len(self._buf) - 3 > self._max_header:
+                raise ResponseTooLargeError(too_large)
             self._scan_from = max(0, len(self._buf) - 3)
             return None
         if match.start() > self._max_header:
-            raise ResponseTooLargeError("response trailer section is too large")
+            raise ResponseTooLargeError(too_large)
         raw = bytes(self._buf[: match.start()])
         del self._buf[: match.end()]
-        lines = [line[:-1] if line.endswith(b"\r") else line for line in raw.split(b"\n")]
-        trailers = _parse_fields(lines, "trailer")
-        self._state = _State.DONE
-        return ResponseEnd(trailers)
+        self._scan_from = 0
+        return [line[:-1] if line.endswith(b"\r") else line for line in raw.split(b"\n")]
 
     def _maybe_take_line(self, limit: int, what: str) -> bytes | None:
         end = self._buf.find(b"\n", 0, limit + 2)

@@ -8,7 +8,6 @@ boundary that occurs in the data would cut the body short on the server.
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Sequence
 
 from ._errors import ConfigError
@@ -34,6 +33,8 @@ def form_data(
     """The body and its ``Content-Type`` header value for ``fields`` (name, text) followed
     by one file part named ``file_field``. Names and ``filename`` go out quoted as UTF-8;
     ``content_type`` must already be a checked header value."""
+    import hashlib  # only an upload needs it, so import roncho does not load it (~2.6 ms)
+
     parts = [
         (b"Content-Disposition: form-data; name=" + _quoted(name, "a form field name"), text)
         for name, text in fields

@@ -5,7 +5,7 @@ and the wording of every connection failure.
 each implement ``Stream`` / ``AsyncStream`` and each has a ``connect()`` that returns one;
 both import only this module, never each other. The clients drive a connection the same
 way: ``send`` the request, then ``read`` until the exchange has its answer, then ``close``
-(``read_into`` when the exchange offers the ``room`` a body of known length is read into).
+(given the ``room`` the exchange offers, a body of known length is read into its buffer).
 
 ``Timeouts`` holds every clock of a call: the connect timeout, the idle read timeout ("no
 byte for N seconds") and the optional total ``deadline``. Each transport asks it, before
@@ -44,18 +44,13 @@ RECV_BYTES = 64 * 1024
 SocketFactory = Callable[[int, int, int], socket.socket]
 
 
-class Closable(Protocol):
-    def close(self) -> None: ...
-
-
 class Stream(Protocol):
     """One open connection carrying one request (``_transport.Connection``)."""
 
     request_sent: bool  # true from the moment a byte of the request may have left
 
     def send(self, data: bytes | bytearray) -> None: ...
-    def read(self) -> bytes: ...
-    def read_into(self, room: memoryview) -> int: ...
+    def read(self, room: memoryview | None = None) -> bytes | int: ...
     def close(self) -> None: ...
 
 
@@ -65,8 +60,7 @@ class AsyncStream(Protocol):
     request_sent: bool
 
     async def send(self, data: bytes | bytearray) -> None: ...
-    async def read(self) -> bytes: ...
-    async def read_into(self, room: memoryview) -> int: ...
+    async def read(self, room: memoryview | None = None) -> bytes | int: ...
     def close(self) -> None: ...
 
 

@@ -93,19 +93,9 @@ class Connection(ConnectionCore):
         if failure is not None:
             raise failure
 
-    def read(self) -> bytes:
-        """The bytes received (``b""`` once the server has closed)."""
-        data = self._receive(None)
-        assert isinstance(data, bytes)
-        return data
-
-    def read_into(self, room: memoryview) -> int:
-        """How many bytes were received into ``room`` (0 once the server has closed)."""
-        count = self._receive(room)
-        assert isinstance(count, int)
-        return count
-
-    def _receive(self, room: memoryview | None) -> bytes | int:
+    def read(self, room: memoryview | None = None) -> bytes | int:
+        """The bytes received or, given ``room``, how many were received into it (``b""``
+        or 0 once the server has closed)."""
         by_deadline = False
         try:
             by_deadline = self._settimeout()

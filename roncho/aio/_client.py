@@ -1286,9 +1286,9 @@ class AsyncClient(ClientCore, AsyncClosing):
             with exchange.sending(self._endpoint) as wire:
                 await connection.send(wire)
             while exchange.needs_more:
-                room = exchange.room()  # a 2xx body of known length is read into its buffer
                 try:
-                    data = await (connection.read() if room is None else connection.read_into(room))
+                    # A 2xx body of known length is read into its buffer (room), else bytes.
+                    data = await connection.read(exchange.room())
                 except RonchoError:
                     if exchange.read_failure_ends_it():  # an error status arrived: it is the answer
                         break

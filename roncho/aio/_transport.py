@@ -191,19 +191,9 @@ class AsyncConnection(ConnectionCore):
             await self._wait(seconds, self._loop.sock_sendall(sock, view[sent:]))
 
     # -- reading ---------------------------------------------------------------------------
-    async def read(self) -> bytes:
-        """The bytes received (``b""`` once the server has closed)."""
-        data = await self._receive(None)
-        assert isinstance(data, bytes)
-        return data
-
-    async def read_into(self, room: memoryview) -> int:
-        """How many bytes were received into ``room`` (0 once the server has closed)."""
-        count = await self._receive(room)
-        assert isinstance(count, int)
-        return count
-
-    async def _receive(self, room: memoryview | None) -> bytes | int:
+    async def read(self, room: memoryview | None = None) -> bytes | int:
+        """The bytes received or, given ``room``, how many were received into it (``b""``
+        or 0 once the server has closed)."""
         seconds, by_deadline = self._wait_for()
         try:
             if self._tls is not None:

@@ -157,7 +157,6 @@ def test_import_roncho_aio_loads_asyncio_but_no_ssl_thread_or_environment() -> N
     assert report["bad_opens"] == []
 
 
-
 # The add-ons beside the call path (docs/core.md): each loads only when used.
 CHECKOUT = Path(__file__).resolve().parents[2]  # the roncho these tests are about
 ADD_ONS = (
@@ -195,6 +194,9 @@ def test_import_loads_no_add_on_and_no_asyncio() -> None:
     assert "roncho._client" in loaded
     assert loaded & set(ADD_ONS) == set()
     assert "asyncio" not in loaded
+    # Loaded by the one call that needs it, not by the import (benchmarks/RESULTS.md):
+    # hashlib (and its OpenSSL binding) only by an upload's multipart body.
+    assert loaded & {"hashlib", "_hashlib"} == set()
     used = _fresh(
         "import sys, roncho\n"
         "print(roncho.DerivationOutcome.__module__, roncho.scratch_workspace.__module__,\n"
@@ -202,3 +204,19 @@ def test_import_loads_no_add_on_and_no_asyncio() -> None:
         "      'roncho._scratch' in sys.modules, 'roncho._reports' in sys.modules)"
     )
     assert used.split() == ["roncho", "roncho", "roncho", "True", "True", "True"]
+
+
+def test_hashlib_loads_with_the_first_upload_body() -> None:
+    """``import roncho`` leaves hashlib out; the multipart body of an upload brings it in,
+    and its boundary is still the parts' own hash."""
+    out = _fresh(
+        "import sys, roncho, roncho._multipart as multipart\n"
+        "print('hashlib' in sys.modules)\n"
+        "body, kind = multipart.form_data([], 'file', 'a.txt', 'text/plain', b'hi')\n"
+        "print('hashlib' in sys.modules, kind)"
+    )
+    before, rest = out.splitlines()
+    after, kind = rest.split(" ", 1)
+    assert (before, after) == ("False", "True")
+    prefix = "multipart/form-data; boundary=roncho-"
+    assert kind.startswith(prefix) and len(kind) == len(prefix) + 40
