@@ -705,9 +705,9 @@ class Client(ClientCore, Closing):
 
         The server turns text, JSON and PDF into text and cuts it into messages of at most
         25,000 characters; each gets ``metadata``, ``configuration`` and ``created_at``.
-        ``content`` over ``max_bytes`` (default 5 MiB, the server's own cap) is refused before
-        anything is sent. The server's refusals are StatusErrors that say why: 413 (too
-        large) and 415 (a type it cannot read).
+        Empty ``content``, or ``content`` over ``max_bytes`` (default 5 MiB, the server's own
+        cap), is refused before anything is sent. The server's refusals are StatusErrors that
+        say why: 413 (too large) and 415 (a type it cannot read).
         """
         call = ops.messages.upload_file(
             self._paths,
