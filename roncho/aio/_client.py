@@ -520,6 +520,8 @@ class AsyncClient(ClientCore, AsyncClosing):
 
         Honcho 3.0.12 picks the messages to copy by the session's name in every workspace:
         give sessions names no other workspace uses (docs/compatibility.md, Server defects).
+        It answers 404 "Session not found" for a session that exists when ``message_id`` is
+        not one of its messages; the error says so.
         """
         call = ops.sessions.clone_session(self._paths, session_id, message_id=message_id)
         return await self._run(call, deadline)
