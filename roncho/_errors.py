@@ -143,28 +143,10 @@ class UnauthorizedError(StatusError):
     failure 401 with one of the details in ``_AUTH_HINTS`` (``src/security.py``).
     """
 
-    def __init__(
-        self,
-        status: int,
-        method: str,
-        path: str,
-        body: bytes = b"",
-        *,
-        key_sent: bool | None = None,
-        message: str | None = None,
-        location: str | None = None,
-        request_sent: bool = True,
-    ) -> None:
-        self.key_sent = key_sent
-        super().__init__(
-            status,
-            method,
-            path,
-            body,
-            message=message,
-            location=location,
-            request_sent=request_sent,
-        )
+    def __init__(self, *args: Any, key_sent: bool | None = None, **kwargs: Any) -> None:
+        """StatusError's arguments, and ``key_sent``."""
+        self.key_sent = key_sent  # before the message, which reads it
+        super().__init__(*args, **kwargs)
 
     def _describe(self) -> str:
         return f"{super()._describe()} ({_auth_hint(self.key_sent, self.detail)})"
