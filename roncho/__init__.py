@@ -7,8 +7,8 @@ the add-ons (``scratch_workspace``, the deriver wait's records, ``roncho.webhook
 pytest plugin) load on first use.
 """
 
-from __future__ import annotations
-
+# No `from __future__ import annotations` here: it would bind `annotations`, a public name
+# outside __all__ (tests/unit/test_exports.py holds dir(roncho) to __all__).
 from types import FunctionType as _FunctionType
 from typing import TYPE_CHECKING as _TYPE_CHECKING
 

@@ -600,6 +600,8 @@ class Client(ClientCore, Closing):
 
         Honcho 3.0.12 picks the messages to copy by the session's name in every workspace:
         give sessions names no other workspace uses (docs/compatibility.md, Server defects).
+        It answers 404 "Session not found" for a session that exists when ``message_id`` is
+        not one of its messages; the error says so.
         """
         call = ops.sessions.clone_session(self._paths, session_id, message_id=message_id)
         return self._run(call, deadline)
@@ -814,9 +816,9 @@ class Client(ClientCore, Closing):
 
         The server turns text, JSON and PDF into text and cuts it into messages of at most
         25,000 characters; each gets ``metadata``, ``configuration`` and ``created_at``.
-        ``content`` over ``max_bytes`` (default 5 MiB, the server's own cap) is refused before
-        anything is sent. The server's refusals are StatusErrors that say why: 413 (too
-        large) and 415 (a type it cannot read).
+        Empty ``content``, or ``content`` over ``max_bytes`` (default 5 MiB, the server's own
+        cap), is refused before anything is sent. The server's refusals are StatusErrors that
+        say why: 413 (too large) and 415 (a type it cannot read).
         """
         call = ops.messages.upload_file(
             self._paths,
@@ -1127,10 +1129,12 @@ class Client(ClientCore, Closing):
         session_id: str | None = None,
         deadline: float | None = None,
     ) -> QueueStatus:
-        """``GET .../queue/status``: the deriver's queue rows for this workspace.
+        """``GET .../queue/status``: the deriver's queue rows for this workspace. Its
+        ``sessions`` map is keyed by the server's internal session ids, which no other answer
+        carries: for one session's rows pass its name as ``session_id`` and read the totals.
 
-        ``session_id`` is the session name; the answer's ``sessions`` map is keyed by the
-        server's internal session ids. ``observer_id`` and ``sender_id`` are OR-ed.
+        With ``session_id`` the answer's ``sessions`` is empty (Honcho 3.0.12 fills it only for
+        the whole workspace). ``observer_id`` and ``sender_id`` are OR-ed.
         On Honcho 3.0.12 ``observer_id`` never counts message work (its filter reads
         ``payload->>'observer'``, which message items lack: they carry ``observers``), so it
         reports zeros for the deriver's main queue; use ``sender_id`` or ``session_id``.

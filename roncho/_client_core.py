@@ -140,8 +140,11 @@ class ClientCore:
         )
 
     def __repr__(self) -> str:
-        key = "set" if self._key is not None else "none"
+        # After close() the key is zeros: "closed" says it is gone, not that one is sent.
+        key = "none" if self._key is None else "closed" if self._closed else "set"
         mode = ", read_only" if self._read_only else ""
+        if self._closed and self._key is None:
+            mode += ", closed"
         return (
             f"<{self._public_name} {self._endpoint} workspace={self.workspace!r} key={key}{mode}>"
         )
@@ -166,7 +169,8 @@ class ClientCore:
 
     @property
     def has_key(self) -> bool:
-        return self._key is not None
+        """Whether calls send a key: false after close(), which overwrote it."""
+        return self._key is not None and not self._closed
 
     @property
     def closed(self) -> bool:

@@ -291,7 +291,9 @@ class Exchange(Generic[T]):
             if location is not None:
                 location = location[:200]
             return RedirectError(head.status, call.method, call.path, kept, location=location)
-        return status_error(head.status, call.method, call.path, kept)
+        return status_error(
+            head.status, call.method, call.path, kept, key_sent=self._key is not None
+        )
 
     def redact(self, data: B) -> B:
         """A server that echoes the request must not put the key into an error."""

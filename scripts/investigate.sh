@@ -23,11 +23,11 @@ done
 if [ ! -x .venv/bin/python ]; then
     "$PYTHON" -m venv .venv
 fi
-# editable_mode=compat: the checkout goes on sys.path as a plain path entry, so a script in
-# the folder that holds a clone named `roncho` still imports the package, not that folder
-# as an empty namespace package; and the notebooks import the workbook's code,
-# roncho_workbook/, from there (the wheel leaves it out).
-INSTALL=(-e '.[workbook]' --config-settings editable_mode=compat)
+# Editable: the checkout goes on sys.path as a plain path entry (pyproject.toml's package-dir
+# says why), so a script in the folder that holds a clone named `roncho` still imports the
+# package, not that folder as an empty namespace package; and the notebooks import the
+# workbook's code, roncho_workbook/, from there (the wheel leaves it out).
+INSTALL=(-e '.[workbook]')
 stamp=.venv/.roncho-workbook-installed
 wanted="$(cat pyproject.toml) ${INSTALL[*]}"
 if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$wanted" ]; then

@@ -18,7 +18,7 @@ cd "$(dirname "$0")/.."
 
 MUTMUT_VERSION=3.8.1
 if [ ! -x .venv/bin/python ]; then
-    echo "mutation.sh: make .venv first (python3 -m venv .venv && .venv/bin/pip install -e '.[test]' --config-settings editable_mode=compat)" >&2
+    echo "mutation.sh: make .venv first (python3 -m venv .venv && .venv/bin/pip install -e '.[test]')" >&2
     exit 1
 fi
 if [ "$(.venv/bin/python -c 'import importlib.metadata as m; print(m.version("mutmut"))' 2>/dev/null)" != "$MUTMUT_VERSION" ]; then

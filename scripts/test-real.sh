@@ -143,8 +143,7 @@ fi
 # -- the Python environment (scripts/test.sh normally made it already) --------------------
 if ! .venv/bin/python -c 'import papermill, pytest, pytest_timeout' >/dev/null 2>&1; then
     [ -x .venv/bin/python ] || "${PYTHON:-python3}" -m venv .venv || exit 1
-    .venv/bin/python -m pip install --quiet --disable-pip-version-check -e '.[test]' \
-        --config-settings editable_mode=compat || exit 1
+    .venv/bin/python -m pip install --quiet --disable-pip-version-check -e '.[test]' || exit 1
 fi
 PY="$ROOT/.venv/bin/python"
 TMP="$(mktemp -d "${TMPDIR:-/tmp}/roncho-test-real.XXXXXX")"

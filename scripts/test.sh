@@ -4,8 +4,9 @@
 # nbval. Installs what it needs into .venv first.
 # Needs python3 (>= 3.11) and access to a package index (PyPI or a mirror) for '.[test]'
 # (the workbook's tools, pytest, the linters; the library itself needs nothing). The install
-# is editable in compat mode: the checkout is a plain sys.path entry, which is how the tests
-# and the notebooks import roncho_workbook/, the workbook's code (not in the wheel).
+# is editable: the checkout is a plain sys.path entry (pyproject.toml's package-dir says why),
+# which is how the tests and the notebooks import roncho_workbook/, the workbook's code (not
+# in the wheel).
 # Optional, each a SKIP line when absent: python3.12 / python3.13 (the library's tests run
 # again on each), node and npm (the TypeScript SDK check), the kit ../shared/real-honcho (Honcho's
 # own route tests). Touches nothing outside the checkout except pip's cache, and leaves the
@@ -23,8 +24,7 @@ if [ ! -x .venv/bin/python ]; then
     "$PYTHON" -m venv .venv || { echo "test.sh: could not create .venv with $PYTHON" >&2; exit 1; }
 fi
 .venv/bin/python -m pip install --quiet --disable-pip-version-check --upgrade pip &&
-    .venv/bin/python -m pip install --quiet --disable-pip-version-check -e '.[test]' \
-        --config-settings editable_mode=compat ||
+    .venv/bin/python -m pip install --quiet --disable-pip-version-check -e '.[test]' ||
     { echo "test.sh: installing into .venv failed (it needs package-index access)" >&2; exit 1; }
 
 # shellcheck source=scripts/stages.sh
@@ -65,7 +65,7 @@ library_venv_for() { # version interpreter
         "$interpreter" -m venv ".venv-$version" || return
     fi
     ".venv-$version/bin/python" -m pip install --quiet --disable-pip-version-check \
-        -e . --config-settings editable_mode=compat pytest pytest-timeout pytest-xdist hypothesis
+        -e . pytest pytest-timeout pytest-xdist hypothesis
 }
 
 # Every pytest run goes in several processes (pytest-xdist): most tests wait on sockets,

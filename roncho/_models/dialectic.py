@@ -71,6 +71,8 @@ class SessionQueueStatus(Record):
     """Queue counts for one session, keyed by the server's internal session id."""
 
     session_id: str
+    """The server's internal session id, not the session's name (no other answer carries
+    it): ``queue_status(session_id=name)`` gives one session's counts by name."""
     total_work_units: int
     completed_work_units: int
     in_progress_work_units: int
@@ -119,7 +121,9 @@ class SessionQueueStatus(Record):
 class QueueStatus(Record):
     """Deriver queue counts. They count queue rows (one per message and task), not units.
 
-    ``sessions`` is keyed by the server's internal session id, not the session name.
+    ``sessions`` is keyed by the server's internal session id, not the session name, and
+    no other answer carries that id: ``queue_status(session_id=name)`` gives one session's
+    counts in the totals (its ``sessions`` is then empty).
     """
 
     total_work_units: int
@@ -127,6 +131,7 @@ class QueueStatus(Record):
     in_progress_work_units: int
     pending_work_units: int
     sessions: Mapping[str, SessionQueueStatus]  # default: {}
+    """Per session, by the server's internal session id; empty when asked for one session."""
 
     # BEGIN GENERATED record (scripts/render_records.py)
     __slots__ = (

@@ -157,13 +157,16 @@ def upload_file(
 
     The server turns text, JSON and PDF into text and cuts it into messages of at most
     25,000 characters; each gets ``metadata``, ``configuration`` and ``created_at``.
-    ``content`` over ``max_bytes`` (default 5 MiB, the server's own cap) is refused before
-    anything is sent. The server's refusals are StatusErrors that say why: 413 (too
-    large) and 415 (a type it cannot read).
+    Empty ``content``, or ``content`` over ``max_bytes`` (default 5 MiB, the server's own
+    cap), is refused before anything is sent. The server's refusals are StatusErrors that
+    say why: 413 (too large) and 415 (a type it cannot read).
     """
     if not isinstance(content, bytes | bytearray | memoryview):
         raise ConfigError("content must be bytes: read the file in binary mode")
     data = bytes(content)
+    if not data:
+        # 3.0.12 stores an empty file as one empty message: almost surely a read gone wrong.
+        raise ConfigError("content is empty (0 bytes): the server would store an empty message")
     limit = check_positive_int(max_bytes, "max_bytes")
     if len(data) > limit:
         raise ConfigError(f"content is {len(data)} bytes, over max_bytes ({limit})")

@@ -55,10 +55,12 @@ def queue_status(
     sender_id: str | None = None,
     session_id: str | None = None,
 ) -> Call[QueueStatus]:
-    """``GET .../queue/status``: the deriver's queue rows for this workspace.
+    """``GET .../queue/status``: the deriver's queue rows for this workspace. Its
+    ``sessions`` map is keyed by the server's internal session ids, which no other answer
+    carries: for one session's rows pass its name as ``session_id`` and read the totals.
 
-    ``session_id`` is the session name; the answer's ``sessions`` map is keyed by the
-    server's internal session ids. ``observer_id`` and ``sender_id`` are OR-ed.
+    With ``session_id`` the answer's ``sessions`` is empty (Honcho 3.0.12 fills it only for
+    the whole workspace). ``observer_id`` and ``sender_id`` are OR-ed.
     On Honcho 3.0.12 ``observer_id`` never counts message work (its filter reads
     ``payload->>'observer'``, which message items lack: they carry ``observers``), so it
     reports zeros for the deriver's main queue; use ``sender_id`` or ``session_id``.

@@ -4,11 +4,11 @@ members' configs; a session's context for a prompt and its summaries."""
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+from typing import Any, NoReturn
 
 from .._call import Call, decoded, nothing
 from .._checks import check_flag, check_id, check_positive_int
-from .._errors import ConfigError
+from .._errors import ConfigError, StatusError
 from .._models import (
     DeleteAccepted,
     Page,
@@ -282,11 +282,37 @@ def clone_session(paths: Paths, session_id: str, *, message_id: str | None = Non
 
     Honcho 3.0.12 picks the messages to copy by the session's name in every workspace:
     give sessions names no other workspace uses (docs/compatibility.md, Server defects).
+    It answers 404 "Session not found" for a session that exists when ``message_id`` is
+    not one of its messages; the error says so.
     """
     op = "clone_session"
     path = paths.in_workspace("sessions", check_id(session_id, "session_id"), "clone")
     query = tuple(check_id_query(message_id=message_id))
-    return Call(op, "POST", path, decoded(op, Session.from_json), query=query, write=True)
+    on_status = {404: _clone_message_elsewhere} if message_id is not None else {}
+    return Call(
+        op,
+        "POST",
+        path,
+        decoded(op, Session.from_json),
+        query=query,
+        write=True,
+        on_status=on_status,
+    )
+
+
+def _clone_message_elsewhere(exc: StatusError) -> NoReturn:
+    """3.0.12's 404 for a clone up to a message not in the session names the session (a
+    missing session is "Original session not found"): say what it more likely means."""
+    if exc.detail == "Session not found":
+        raise StatusError(
+            exc.status,
+            exc.method,
+            exc.path,
+            exc.body,
+            message=f"{exc}; the session may exist: Honcho 3.0.12 says this when message_id "
+            "is not a message of this session (it may belong to another session)",
+        ) from None
+    raise exc
 
 
 def _members(paths: Paths, op: str, session_id: str, method: str, body: object) -> Call[Session]:

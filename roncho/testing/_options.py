@@ -1,9 +1,12 @@
 """The emulator's options, each declared once: name, default, kind, check and help text.
 
-`FakeHoncho(**options)` builds an `Options` from its keywords; server mode (`fake-honcho`)
-makes one command-line flag per field from the same declaration (`flag_specs`), so a new
-option is one field here and nothing else. A field's `kind` says how it is checked and how
-its flag reads: `switch` (a bool flag), `maybe` (`--x/--no-x`, None = as the version says),
+`FakeHoncho(...)` takes each field as a keyword of its own (written out in its signature,
+so that editors and type checkers see them) and builds an `Options` from them; server mode
+(`fake-honcho`) makes one command-line flag per field from the same declaration
+(`flag_specs`). So a new option is one field here and its keyword in `FakeHoncho.__init__`
+(tests/emulator/test_options_signature.py fails until both agree). A field's `kind` says how
+it is checked and how its flag reads: `switch` (a bool flag, True or False), `maybe`
+(`--x/--no-x`, None = as the version says),
 `seconds` (a number >= 0), `count` (an int >= 0), `version` (a known profile name),
 `text` (a non-empty string or None) and `choice` (one of `choices`).
 """
@@ -133,9 +136,20 @@ class Options:
         resolve(self.tokens)  # "exact" without the extra fails here, not at the first count
 
 
+def option_names() -> list[str]:
+    """The options' names, in their order (what `FakeHoncho` takes as keywords)."""
+    return [spec.name for spec in fields(Options)]
+
+
 def _check(name: str, meta: Any, value: object) -> None:
     kind = meta["kind"]
-    if kind == "version":
+    if kind == "switch":
+        if not isinstance(value, bool):
+            raise ValueError(f"{name} must be True or False, got {value!r}")
+    elif kind == "maybe":
+        if value is not None and not isinstance(value, bool):
+            raise ValueError(f"{name} must be True, False or None, got {value!r}")
+    elif kind == "version":
         profile_for(value)  # type: ignore[arg-type]  # an unknown version fails here
     elif kind == "seconds":
         if isinstance(value, bool) or not isinstance(value, int | float) or value < 0:

@@ -14,7 +14,7 @@ import socket
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from types import TracebackType
-from typing import Any
+from typing import Any, Never
 from urllib.parse import parse_qsl, unquote, urlsplit
 
 from . import _auth
@@ -23,7 +23,8 @@ from ._common import ApiError
 from ._deliveries import Delivery
 from ._deriver import Deriver, DeriverRecord
 from ._faults import Faults, error_event, split_utf8_chunks
-from ._options import Options
+from ._options import Options, option_names
+from ._profiles import DEFAULT_VERSION
 from ._routes import control
 from ._web import RecordedRequest, Request, Response, error_response, json_response
 
@@ -224,16 +225,16 @@ class FakeHoncho:
 
     It starts listening when constructed and stops on `close()` (or leaving a `with` block).
 
-    Args:
-        **options: any field of `roncho.testing.Options`, e.g. `auth=True` (require keys as
-            a server with `AUTH_USE_AUTH=true`), `flush=True`, `deriver_delay=0.2`,
-            `version="3.0.12"`, `webhook_secret="s"` (sign and send webhook deliveries,
-            to loopback only unless `allow_remote=True`); each field's help text in
-            `Options` says what it does.
+    Its keywords are the fields of `roncho.testing.Options`, with their defaults, e.g.
+    `auth=True` (require keys as a server with `AUTH_USE_AUTH=true`), `flush=True`,
+    `deriver_delay=0.2`, `version="3.0.12"`, `webhook_secret="s"` (sign and send webhook
+    deliveries, to loopback only unless `allow_remote=True`); each field's help text in
+    `Options` says what it does.
 
     Raises:
-        ValueError: an option is out of range, or `version` is not a known profile.
-        TypeError: an option that `Options` does not have.
+        ValueError: an option is out of range or of the wrong type (`auth="yes"`), or
+            `version` is not a known profile.
+        TypeError: a keyword that is not an option, named with the options there are.
     """
 
     # Where to listen. Server mode (`python -m roncho.testing`) sets it on the instance before
@@ -242,8 +243,52 @@ class FakeHoncho:
     # Whether the control routes under /_fake/ answer (server mode's --control turns it on).
     control_enabled: bool = False
 
-    def __init__(self, **options: Any) -> None:
-        self.options = Options(**options)
+    # One keyword per field of Options, in its order and with its default, so that editors
+    # and type checkers see them (tests/emulator/test_options_signature.py holds the two
+    # alike). `**unknown: Never` makes a type checker refuse any other keyword, and lets
+    # this one name the options there are at run time.
+    def __init__(
+        self,
+        *,
+        allow_remote: bool = False,
+        auth: bool = False,
+        version: str = DEFAULT_VERSION,
+        workspace_chat: bool | None = None,
+        tokens: str = "auto",
+        deriver: str = "auto",
+        flush: bool = False,
+        batch_tokens: int = 512,
+        batch_max_age: float = 1800.0,
+        deriver_delay: float = 0.05,
+        enqueue_delay: float = 0.0,
+        purge_delay: float = 0.2,
+        chat_delay: float = 0.0,
+        stream_chunk_delay: float = 0.0,
+        webhook_secret: str | None = None,
+        **unknown: Never,
+    ) -> None:
+        if unknown:
+            wrong = ", ".join(repr(name) for name in unknown)
+            raise TypeError(
+                f"FakeHoncho has no option {wrong}; its options are: {', '.join(option_names())}"
+            )
+        self.options = Options(
+            allow_remote=allow_remote,
+            auth=auth,
+            version=version,
+            workspace_chat=workspace_chat,
+            tokens=tokens,
+            deriver=deriver,
+            flush=flush,
+            batch_tokens=batch_tokens,
+            batch_max_age=batch_max_age,
+            deriver_delay=deriver_delay,
+            enqueue_delay=enqueue_delay,
+            purge_delay=purge_delay,
+            chat_delay=chat_delay,
+            stream_chunk_delay=stream_chunk_delay,
+            webhook_secret=webhook_secret,
+        )
         self.faults = Faults()
         self._secret = secrets.token_bytes(32)
         self._app = App(self.options, self._secret, self, self.faults.failing)
@@ -388,5 +433,9 @@ class FakeHoncho:
         self.close()
 
     def __repr__(self) -> str:
-        state = "closed" if self._closed else self.url
-        return f"<FakeHoncho {state} version={self.options.version} auth={self.options.auth}>"
+        try:
+            state = "closed" if self._closed else self.url
+            options = self.options
+        except AttributeError:  # __init__ failed before listening (pytest shows `self`)
+            return "<FakeHoncho not started>"
+        return f"<FakeHoncho {state} version={options.version} auth={options.auth}>"

@@ -67,7 +67,8 @@ def test_install_says_how_to_pin_roncho_in_ones_own_project() -> None:
     assert "scripts/tag_releases.py" in install, "a clone has no tags until the script makes them"
     assert "file://localhost/" in install, "pip 23 pins a local clone only as file://localhost"
     assert "dist/roncho-*.whl" in install
-    assert "editable_mode=compat" in install
+    assert "`pip install -e <clone>`" in install, "a plain editable install (no compat mode)"
+    assert "--config-settings" not in install
 
 
 def test_the_user_learns_where_fake_honcho_lives_and_how_to_wait_for_the_deriver() -> None:

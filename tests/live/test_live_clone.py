@@ -2,8 +2,9 @@
 
 Honcho 3.0.12's `clone_session` selects the messages to copy by the session's *name* alone, not
 by workspace: a clone in workspace B of session `x` copies what workspace A's session `x` holds
-(its messages and its peers), or answers 500 when the copies collide with B's own. roncho has no
-clone call, so this speaks HTTP itself. Two throwaway workspaces of this run, both removed
+(its messages and its peers), or answers 500 when the copies collide with B's own. roncho's
+`clone_session` calls that route; this speaks HTTP itself, so that a 500 is recorded as the
+server's answer rather than raised. Two throwaway workspaces of this run, both removed
 afterwards; the finding is recorded for each target, so the owner's 3.2.0 run says whether
 their version still does it.
 """

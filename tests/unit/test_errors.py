@@ -110,6 +110,7 @@ def _examples() -> list[RonchoError]:
         DecodeError("not json", request_sent=True),
         StatusError(500, "GET", "/v3/x", b'{"detail":"boom"}'),
         UnauthorizedError(401, "POST", "/v3/y", b'{"detail":"Invalid JWT"}', request_sent=True),
+        UnauthorizedError(401, "GET", "/v3/y", b'{"detail":"Invalid JWT"}', key_sent=False),
         WorkspaceBusyError(409, "DELETE", "/v3/workspaces/w", b'{"detail":"active"}'),
         RedirectError(302, "GET", "/v3/z", b"", location="http://elsewhere/", request_sent=True),
         roncho.ScratchCleanupError("left over", ["workspace w", "session s"]),
@@ -230,7 +231,7 @@ def test_status_error_mapping(
     status: int, method: str, path: str, expected: type[StatusError], busy: bool
 ) -> None:
     body = b'{"detail":"x"}'
-    error = status_error(status, method, path, body)
+    error = status_error(status, method, path, body, key_sent=True)
     meaning = delete_workspace(Paths("", "w")).on_status.get(status) if busy else None
     if meaning is not None:
         with pytest.raises(StatusError) as raised:

@@ -25,16 +25,49 @@ def _event(payload: object) -> bytes:
     return b"data: " + json.dumps(payload).encode() + b"\n\n"
 
 
-@pytest.mark.parametrize("detail", ["Invalid JWT", "No access token provided"])
-def test_a_401_says_to_check_the_key_and_its_scope(detail: str) -> None:
+# (key sent, the server's 401 detail, the hint that must follow it): the details are
+# 3.0.12's (src/security.py), as the kit's auth-on server answered them on 2026-12-07.
+AUTH_CASES = [
+    (None, "No access token provided", "this client has no api_key, so it sent no key"),
+    (None, "Invalid JWT", "this client has no api_key, so it sent no key"),
+    ("sk-x", "Invalid JWT", "the server cannot read this client's key"),
+    ("sk-x", "JWT expired", "this client's key has expired"),
+    (
+        "sk-x",
+        "Invalid JWT scope: peer/session token missing workspace",
+        "names a peer or session but no workspace",
+    ),
+    ("sk-x", "JWT not permissioned for this resource", "its scope does not reach this resource"),
+    ("sk-x", "Unauthorized access to resource", "its scope does not reach this resource"),
+    ("sk-x", "Resource requires admin privileges", "this route needs an admin key"),
+    ("sk-x", "No access token provided", "this client sent a key but the server saw none"),
+    ("sk-x", "something else", "check this client's api_key"),
+]
+
+
+@pytest.mark.parametrize(("key", "detail", "hint"), AUTH_CASES)
+def test_a_401_hint_fits_what_was_sent_and_what_the_server_said(
+    key: str | None, detail: str, hint: str
+) -> None:
     with RawServer([reply(401, {"detail": detail})]) as server:
-        client = roncho.Client(server.url, WS, api_key="sk-x", read_timeout=READ_TIMEOUT)
+        client = roncho.Client(server.url, WS, api_key=key, read_timeout=READ_TIMEOUT)
         with pytest.raises(roncho.UnauthorizedError) as caught:
             client.list_peers()
-    text = str(caught.value)
-    assert detail in text  # the server's words first
-    assert "check this client's api_key" in text and "scoped to this workspace" in text
-    assert "sk-x" not in text
+    error = caught.value
+    text = str(error)
+    assert text.startswith(f"POST /v3/workspaces/{WS}/peers/list answered 401: {detail} (")
+    assert hint in text
+    others = {h for _, _, h in AUTH_CASES if h != hint}
+    assert not any(other in text for other in others)  # one hint, the one that fits
+    assert error.key_sent is (key is not None)
+    assert "sk-x" not in text and "sk-x" not in repr(error.args)
+
+
+def test_a_403_gets_the_same_hints() -> None:
+    with RawServer([reply(403, {"detail": "JWT not permissioned for this resource"})]) as server:
+        client = roncho.Client(server.url, WS, api_key="sk-x", read_timeout=READ_TIMEOUT)
+        with pytest.raises(roncho.UnauthorizedError, match="does not reach this resource"):
+            client.list_peers()
 
 
 def test_a_stream_that_ends_with_an_error_event_is_an_error_with_its_text() -> None:

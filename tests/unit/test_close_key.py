@@ -1,0 +1,52 @@
+"""After close() the key is overwritten: ``has_key`` says no key is sent and ``repr``
+says the key is gone, for both clients (issue 44)."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+import roncho
+from roncho.aio import AsyncClient
+
+SECRET = "close-key-secret-9c41"
+CLIENTS = [roncho.Client, AsyncClient]
+
+
+@pytest.mark.parametrize("cls", CLIENTS)
+def test_close_has_key_false_and_repr_says_closed(cls: type[roncho.Client]) -> None:
+    client = cls("http://127.0.0.1:9", "ws", api_key=SECRET)
+    assert client.has_key is True
+    assert "key=set" in repr(client)
+    client.close()
+    assert client.has_key is False
+    assert client.closed is True
+    assert "key=closed" in repr(client) and "key=set" not in repr(client)
+    assert str(client) == repr(client)
+    assert SECRET not in repr(client)
+
+
+@pytest.mark.parametrize("cls", CLIENTS)
+def test_close_without_key_repr_says_none_and_closed(cls: type[roncho.Client]) -> None:
+    client = cls("http://127.0.0.1:9", "ws")
+    client.close()
+    assert client.has_key is False
+    assert repr(client).endswith("key=none, closed>")
+
+
+def test_close_async_with_leaves_no_key() -> None:
+    async def use() -> AsyncClient:
+        async with AsyncClient("http://127.0.0.1:9", "ws", api_key=SECRET) as client:
+            assert client.has_key
+        return client
+
+    client = asyncio.run(use())
+    assert client.has_key is False and "key=closed" in repr(client)
+
+
+def test_close_copies_keep_their_own_key() -> None:
+    client = roncho.Client("http://127.0.0.1:9", "ws", api_key=SECRET)
+    other = client.with_workspace("ws2")
+    client.close()
+    assert other.has_key is True and "key=set" in repr(other)
