@@ -13,7 +13,8 @@ SOURCE is a Honcho server source tarball or an unpacked tree, as for server_rout
   (fastapi-pagination adds them);
 - ``body NAME``: a top-level key of the JSON body, when the ``Body(...)`` parameter is a
   ``schemas.X`` model (its fields, its bases' fields too, each under its ``alias`` when it
-  has one);
+  has one); ``body NAME[].KEY`` for each key of the items of a field that is a list of
+  models (a batch's messages or conclusions);
 - ``body *``: a body that is not an object of named fields (a list, a mapping of ids);
 - ``form NAME`` and ``file NAME``: a multipart upload's parts (a model that a
   ``Depends(...)`` reads, the upload's form, gives its fields as ``form``).
@@ -105,6 +106,34 @@ def _fields(name: str, classes: dict[str, ast.ClassDef]) -> dict[str, str]:
     return keys
 
 
+def _items(name: str, classes: dict[str, ast.ClassDef]) -> list[str]:
+    """A model's keys, and for a field that is a list of models (a batch), each of the
+    item's keys as ``key[].item_key``."""
+    node_fields: dict[str, ast.expr] = {}
+    for cls in _lineage(name, classes):
+        for item in cls.body:
+            if isinstance(item, ast.AnnAssign) and isinstance(item.target, ast.Name):
+                node_fields[item.target.id] = item.annotation
+    keys: list[str] = []
+    for field, key in _fields(name, classes).items():
+        keys.append(key)
+        annotation = node_fields.get(field)
+        if isinstance(annotation, ast.Subscript) and _name(annotation.value) == "list":
+            item_model = _name(annotation.slice)
+            if item_model in classes:
+                keys += [f"{key}[].{sub}" for sub in _fields(item_model, classes).values()]
+    return keys
+
+
+def _lineage(name: str, classes: dict[str, ast.ClassDef]) -> list[ast.ClassDef]:
+    node = classes[name]
+    found: list[ast.ClassDef] = []
+    for base in node.bases:
+        if _name(base) in classes:
+            found += _lineage(_name(base), classes)
+    return [*found, node]
+
+
 def _handler_fields(
     handler: ast.FunctionDef | ast.AsyncFunctionDef, path: str, classes: dict[str, ast.ClassDef]
 ) -> list[str]:
@@ -134,7 +163,7 @@ def _handler_fields(
         elif kind == "Body":
             model = _name(annotation)
             if isinstance(annotation, ast.Attribute | ast.Name) and model in classes:
-                out += [f"body {key}" for key in _fields(model, classes).values()]
+                out += [f"body {key}" for key in _items(model, classes)]
             else:
                 out.append("body *")
         elif kind in ("Form", "File"):
