@@ -195,6 +195,7 @@ class Exchange(Generic[T]):
                     return
                 self._take(event)
         except RonchoError as exc:
+            event = None  # maybe the head before its scrub: not kept by a traceback's frame
             if self.state is State.ERROR:  # Rule 2: keep whatever body arrived
                 self.state = State.DONE
                 return

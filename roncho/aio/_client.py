@@ -1297,8 +1297,10 @@ class AsyncClient(ClientCore, AsyncClosing):
                     if exchange.read_failure_ends_it():  # an error status arrived: it is the answer
                         break
                     raise
-                exchange.received(data)
-                del data  # the exchange has it: not held through the next read
+                try:
+                    exchange.received(data)
+                finally:  # it may echo the key: held by neither the next read nor a traceback
+                    del data
         except BaseException as error:
             if connection is not None:
                 connection.close()

@@ -164,6 +164,18 @@ def test_work_in_progress_elsewhere_in_the_workspace_is_waiting_not_batching() -
     assert None in {who for _, who in script.log}  # it read the workspace
 
 
+def test_the_bound_before_the_workspace_was_read_is_waiting_not_batching() -> None:
+    """Pending work seen, gates told, but the first read took the whole bound: the
+    workspace's queue was never read, so nothing says the deriver is idle (issue 43)."""
+    script = Script([status(1, pending=1)], gates=DeriverGates(), deadline=3.0, read_takes=3.0)
+    outcome = script.run()
+    assert outcome.state == "waiting" and outcome.workspace_in_progress is None
+    assert [who for _, who in script.log] == [SESSION]  # the workspace was never read
+    # The same with time to read the workspace (quiet) is batching: the read tells them apart.
+    outcome = Script([status(1, pending=1)], gates=DeriverGates(), deadline=3.0).run()
+    assert outcome.state == "batching" and outcome.workspace_in_progress == 0
+
+
 def test_busy_elsewhere_once_during_the_wait_is_not_batching() -> None:
     script = Script([status(1, pending=1)], gates=DeriverGates(), deadline=3.0)
     answers = iter([status(2, in_progress=1), *[ZERO] * 100])

@@ -100,8 +100,9 @@ VALID_EXTRA: dict[str, dict[str, object]] = {
 
 def takes(annotation: object, value: object) -> bool:
     """Whether ``value`` is of a kind ``annotation`` allows (bool is not a number here)."""
-    if annotation is Any:
-        raise AssertionError("an argument annotated Any has no wrong type: annotate it")
+    if annotation is Any or annotation is object:
+        # Every example would be taken, so the parameter would get no wrong value at all.
+        raise AssertionError(f"an argument annotated {annotation!r} has no wrong type: annotate it")
     origin = typing.get_origin(annotation)
     if origin in (typing.Union, getattr(__import__("types"), "UnionType", None)):
         return any(takes(member, value) for member in typing.get_args(annotation))
@@ -257,9 +258,10 @@ async def walk_record(
     valid = {f.name: valid_for(record.__name__, f.name, f.annotation) for f in fields if f.required}
     for field in fields:
         counted.record_fields += 1
-        for value in EXAMPLES:
-            if takes(field.annotation, value):
-                continue
+        wrong = [value for value in EXAMPLES if not takes(field.annotation, value)]
+        if not wrong:
+            problems.append(f"{where}: {record.__name__}.{field.name}: no wrong value to give")
+        for value in wrong:
             counted.examples += 1
             before = listener.connections
             try:
@@ -303,9 +305,10 @@ async def walk(kind: type, listener: Listener, problems: list[str]) -> Walk:
             problems.append(f"{kind.__name__}.{method}: valid call gave {first!r}, {reached} sent")
         for param in params:
             counted.params += 1
-            for value in EXAMPLES:
-                if takes(param.annotation, value):
-                    continue
+            wrong = [value for value in EXAMPLES if not takes(param.annotation, value)]
+            if not wrong:  # a parameter the walk cannot hold: it would pass whatever it took
+                problems.append(f"{kind.__name__}.{method}({param.name}): no wrong value to give")
+            for value in wrong:
                 counted.examples += 1
                 before = listener.connections
                 got = await outcome(target, {**base, param.name: value})
