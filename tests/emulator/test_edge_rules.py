@@ -122,6 +122,68 @@ def test_scope_id_length_and_prefix(api: Api) -> None:
     assert api.post(f"{W}/scopes/list").json["total"] == 1
 
 
+def test_scope_read_option_is_refused_as_a_union(api: Api) -> None:
+    # schemas/api.py:129-131: `_ScopeName | list[_ScopeName]` (1 to 100): pydantic reports each
+    # member's errors, the member named in `loc` (the errors below are pydantic 2's, as run on
+    # 3.0.12's schema).
+    one = ["body", "scope", "function-after[_validate_scope_name(), str]"]
+    many = ["body", "scope", "list[function-after[_validate_scope_name(), str]]"]
+    not_str = {"type": "string_type", "msg": "Input should be a valid string"}
+    not_list = {"type": "list_type", "msg": "Input should be a valid list"}
+    prefixed = "Value error, Scope name must not start with the reserved prefix 'scope.' "
+    prefixed += "(scope names are unprefixed)"
+    cases: list[tuple[object, list[dict[str, object]]]] = [
+        (
+            "scope.x",
+            [{"loc": one, "type": "value_error", "msg": prefixed}, {"loc": many, **not_list}],
+        ),
+        (5, [{"loc": one, **not_str}, {"loc": many, **not_list}]),
+        (
+            ["a", 1, "scope.x"],
+            [
+                {"loc": one, **not_str},
+                {"loc": [*many, 1], **not_str},
+                {"loc": [*many, 2], "type": "value_error", "msg": prefixed},
+            ],
+        ),
+        (
+            [],
+            [
+                {"loc": one, **not_str},
+                {
+                    "loc": many,
+                    "type": "too_short",
+                    "ctx": {"field_type": "List", "min_length": 1, "actual_length": 0},
+                },
+            ],
+        ),
+        (
+            [1] * 101,
+            [
+                {"loc": one, **not_str},
+                {
+                    "loc": many,
+                    "type": "too_long",
+                    "ctx": {"field_type": "List", "max_length": 100, "actual_length": 101},
+                },
+            ],
+        ),
+    ]
+    api.post(f"{W}/peers", {"id": "bob"})
+    for route, body in (
+        (f"{W}/peers/bob/chat", {"query": "q"}),
+        (f"{W}/peers/bob/representation", {}),
+    ):
+        for value, want in cases:
+            reply = api.post(route, {**body, "scope": value})
+            assert reply.status == 422, (route, value)
+            got = [
+                {key: error[key] for key in expected}
+                for error, expected in zip(reply.detail, want, strict=True)
+            ]
+            assert got == want, (route, value)
+
+
 def test_clone_with_empty_message_id_is_404(api: Api) -> None:
     # crud/session.py:785 looks the empty id up; routers/sessions.py:449-452.
     api.post(f"{W}/sessions", {"id": "s1"})
