@@ -1450,7 +1450,11 @@ def option_steps() -> list[Step]:
         ("target with search_query", "peer_target=alice&search_query=tea"),
         ("target search_top_k 0", "peer_target=alice&search_query=tea&search_top_k=0"),
         ("target search_top_k 101", "peer_target=alice&search_query=tea&search_top_k=101"),
-        ("target max_conclusions 1", "peer_target=alice&search_query=tea&max_conclusions=1"),
+        # One conclusion: the semantic top 1 alone (3.0.12 `crud/representation.py:320-375`
+        # leaves no room for recent ones). The query is one whose nearest conclusion is plain
+        # to any embedding model: with "tea" none is near, and the kit's stub embeddings (a
+        # hashed bag of words) put "workspace" in the bucket of "tea", which is no rule.
+        ("target max_conclusions 1", "peer_target=alice&search_query=alice&max_conclusions=1"),
         ("target max_conclusions 101", "peer_target=alice&max_conclusions=101"),
         ("target include_most_frequent", "peer_target=alice&include_most_frequent=true"),
         ("scope without target", "scope=sc1"),
@@ -1675,6 +1679,24 @@ def option_steps() -> list[Step]:
             "POST",
             S1 + "/clone?message_id={M0}",
             view=lambda b: {"metadata": b["metadata"], "is_active": b.get("is_active")},
+            save=_save("CL", "id"),
+        ),
+        # 3.0.12 copies a message's row without its token count (the column's default, 0)
+        # and without its embedding (src/crud/session.py:746-836): a budget takes them all.
+        step(
+            "option: clone messages token counts",
+            "POST",
+            WS + "/sessions/{CL}/messages/list",
+            {},
+            view=lambda b: [
+                {"content": m["content"], "tokens": m["token_count"]} for m in b["items"]
+            ],
+        ),
+        step(
+            "option: clone context tokens 1",
+            "GET",
+            WS + "/sessions/{CL}/context?tokens=1",
+            view=lambda b: [m["token_count"] for m in b["messages"]],
         ),
         step("option: clone at missing message", "POST", S1 + "/clone?message_id=nx-m"),
         step(

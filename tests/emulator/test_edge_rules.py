@@ -369,3 +369,22 @@ def test_workspace_search_scope_keeps_removed_sessions(api: Api) -> None:
     assert api.post(f"{W}/scopes/sc/sessions/list").json["total"] == 1
     hits = api.post(f"{W}/search", {"query": "tea", "scope": "sc"}).json
     assert sorted(m["session_id"] for m in hits) == ["s1", "s2"]
+
+
+def test_a_clone_copies_rows_without_token_counts_or_embeddings(api: Api) -> None:
+    # crud/session.py:746-836 inserts content, metadata, peer and position only: the token
+    # count is the column's default (0) and no embedding is made, so a search finds the copy
+    # by its words only, never by meaning.
+    api.post(f"{W}/sessions", {"id": "s1"})
+    api.post(f"{W}/sessions/s1/messages", {"messages": [{"peer_id": "alice", "content": "late"}]})
+    clone = api.post(f"{W}/sessions/s1/clone").json["id"]
+    (copy,) = api.post(f"{W}/sessions/{clone}/messages/list").json["items"]
+    assert (copy["content"], copy["token_count"]) == ("late", 0)
+    context = api.get(f"{W}/sessions/{clone}/context", query={"tokens": "1"}).json
+    assert [m["content"] for m in context["messages"]] == ["late"]
+    # No word of the query is in either message: only the original is near it by meaning.
+    hits = api.post(f"{W}/search", {"query": "tea", "limit": 10}).json
+    assert [hit["session_id"] for hit in hits] == ["s1"]
+    # By its word the copy is found.
+    hits = api.post(f"{W}/search", {"query": "late", "limit": 10}).json
+    assert sorted(hit["session_id"] for hit in hits) == sorted(["s1", clone])
