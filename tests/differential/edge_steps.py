@@ -1461,6 +1461,9 @@ def option_steps() -> list[Step]:
         ("scope with target", "peer_target=alice&scope=sc1"),
         ("scope and perspective", "peer_target=alice&peer_perspective=bob&scope=sc1"),
         ("scope missing", "peer_target=alice&scope=nx-sc"),
+        # A plain `str` here (src/routers/sessions.py:715), looked up as sent, not validated.
+        ("scope prefixed", "peer_target=alice&scope=scope.sc1"),
+        ("scope empty name", "peer_target=alice&scope="),
         ("sessions this", "peer_target=alice&sessions={S1}"),
         ("sessions other only", "peer_target=alice&sessions=sa"),
         ("sessions and scope", "peer_target=alice&sessions={S1}&scope=sc1"),
@@ -1597,6 +1600,9 @@ def option_steps() -> list[Step]:
         ("scope", {"query": "tea", "scope": "sc1"}),
         ("scope empty", {"query": "tea", "scope": "sc-empty"}),
         ("scope missing", {"query": "tea", "scope": "nx-sc"}),
+        # A plain `str` here (src/schemas/api.py:740), unlike chat's and the representation's.
+        ("scope prefixed", {"query": "tea", "scope": "scope.sc1"}),
+        ("scope list", {"query": "tea", "scope": ["sc1"]}),
         (
             "scope and session filter",
             {"query": "tea", "scope": "sc1", "filters": {"session_id": "sa"}},

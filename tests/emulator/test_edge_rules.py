@@ -388,3 +388,24 @@ def test_a_clone_copies_rows_without_token_counts_or_embeddings(api: Api) -> Non
     # By its word the copy is found.
     hits = api.post(f"{W}/search", {"query": "late", "limit": 10}).json
     assert sorted(hit["session_id"] for hit in hits) == sorted(["s1", clone])
+
+
+def test_scope_option_of_search_and_session_context_is_a_plain_string(api: Api) -> None:
+    # schemas/api.py:740 and routers/sessions.py:715: `str`, looked up as sent
+    # (crud/scope.py:259-318), never checked as a name; a list is not a string.
+    api.post(f"{W}/sessions", {"id": "s1"})
+    for name in ("scope.sc1", ""):
+        reply = api.get(f"{W}/sessions/s1/context", query={"peer_target": "alice", "scope": name})
+        assert (reply.status, reply.detail) == (404, f"Scope {name} not found in workspace w")
+    reply = api.post(f"{W}/search", {"query": "tea", "scope": "scope.sc1"})
+    assert (reply.status, reply.detail) == (404, "Scope scope.sc1 not found in workspace w")
+    reply = api.post(f"{W}/search", {"query": "tea", "scope": ["sc1"]})
+    assert reply.status == 422
+    assert reply.detail == [
+        {
+            "type": "string_type",
+            "loc": ["body", "scope"],
+            "msg": "Input should be a valid string",
+            "input": ["sc1"],
+        }
+    ]

@@ -152,27 +152,16 @@ def check_names(value: object, loc: list[str | int]) -> list[str]:
     return [str(name) for name in value]
 
 
-def parse_option(value: object, loc: list[str | int]) -> str | list[str] | None:
-    """The `scope` option of the session context and the workspace search (a plain `str` in
-    3.0.12, checked by name); chat and the representation take `parse_read_option`."""
+def parse_option(value: object, loc: list[str | int]) -> str | None:
+    """The `scope` option of the session context and the workspace search: a plain `str` in
+    3.0.12 (`src/routers/sessions.py:715`, `src/schemas/api.py:740`), not checked as a name
+    but looked up as sent (`find`: 404 for any name no scope has, `scope.x` and "" too).
+    Chat and the representation take `parse_read_option`."""
     if value is None:
         return None
-    if isinstance(value, list):
-        if not 1 <= len(value) <= LIST_MAX:
-            raise validation_error(
-                "too_short" if not value else "too_long",
-                loc,
-                f"List should have at least 1 item after validation, not {len(value)}"
-                if not value
-                else f"List should have at most {LIST_MAX} items after validation, "
-                f"not {len(value)}",
-                value,
-            )
-        return check_names(value, loc)
-    problem = name_error(value)
-    if problem:
-        raise _invalid(loc, problem, value)
-    return str(value)
+    if not isinstance(value, str):
+        raise validation_error("string_type", loc, "Input should be a valid string", value)
+    return value
 
 
 # The members of 3.0.12's `_ScopeOption` union (`src/schemas/api.py:129-131`), as pydantic
