@@ -123,9 +123,13 @@ def hybrid(
     text_of: Callable[[T], str],
     created_of: Callable[[T], datetime],
     limit: int,
+    embedded: Callable[[T], bool] | None = None,
 ) -> list[T]:
-    """A message search's answer: semantic and full-text lists of 2 x limit, fused (see above)."""
-    semantic = _semantic(query, items, text_of, 2 * limit)
+    """A message search's answer: semantic and full-text lists of 2 x limit, fused (see above).
+    The semantic list holds only the items `embedded` accepts (the server's vector search
+    joins the embeddings' table: an item without one is found by its words only)."""
+    vectors = items if embedded is None else [item for item in items if embedded(item)]
+    semantic = _semantic(query, vectors, text_of, 2 * limit)
     fulltext = _fulltext(query, items, text_of, created_of, 2 * limit)
     return fuse(semantic, fulltext, limit=limit)
 

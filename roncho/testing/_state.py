@@ -70,6 +70,9 @@ class Message:
     token_count: int
     metadata: JsonDict = field(default_factory=dict)
     configuration: JsonDict = field(default_factory=dict)
+    # Whether the server would hold an embedding of it, so that a search finds it by meaning:
+    # a clone's copy has none (3.0.12 copies the rows only, `src/crud/session.py:746-836`).
+    embedded: bool = True
 
 
 @dataclass

@@ -1450,13 +1450,20 @@ def option_steps() -> list[Step]:
         ("target with search_query", "peer_target=alice&search_query=tea"),
         ("target search_top_k 0", "peer_target=alice&search_query=tea&search_top_k=0"),
         ("target search_top_k 101", "peer_target=alice&search_query=tea&search_top_k=101"),
-        ("target max_conclusions 1", "peer_target=alice&search_query=tea&max_conclusions=1"),
+        # One conclusion: the semantic top 1 alone (3.0.12 `crud/representation.py:320-375`
+        # leaves no room for recent ones). The query is one whose nearest conclusion is plain
+        # to any embedding model: with "tea" none is near, and the kit's stub embeddings (a
+        # hashed bag of words) put "workspace" in the bucket of "tea", which is no rule.
+        ("target max_conclusions 1", "peer_target=alice&search_query=alice&max_conclusions=1"),
         ("target max_conclusions 101", "peer_target=alice&max_conclusions=101"),
         ("target include_most_frequent", "peer_target=alice&include_most_frequent=true"),
         ("scope without target", "scope=sc1"),
         ("scope with target", "peer_target=alice&scope=sc1"),
         ("scope and perspective", "peer_target=alice&peer_perspective=bob&scope=sc1"),
         ("scope missing", "peer_target=alice&scope=nx-sc"),
+        # A plain `str` here (src/routers/sessions.py:715), looked up as sent, not validated.
+        ("scope prefixed", "peer_target=alice&scope=scope.sc1"),
+        ("scope empty name", "peer_target=alice&scope="),
         ("sessions this", "peer_target=alice&sessions={S1}"),
         ("sessions other only", "peer_target=alice&sessions=sa"),
         ("sessions and scope", "peer_target=alice&sessions={S1}&scope=sc1"),
@@ -1593,6 +1600,9 @@ def option_steps() -> list[Step]:
         ("scope", {"query": "tea", "scope": "sc1"}),
         ("scope empty", {"query": "tea", "scope": "sc-empty"}),
         ("scope missing", {"query": "tea", "scope": "nx-sc"}),
+        # A plain `str` here (src/schemas/api.py:740), unlike chat's and the representation's.
+        ("scope prefixed", {"query": "tea", "scope": "scope.sc1"}),
+        ("scope list", {"query": "tea", "scope": ["sc1"]}),
         (
             "scope and session filter",
             {"query": "tea", "scope": "sc1", "filters": {"session_id": "sa"}},
@@ -1675,6 +1685,24 @@ def option_steps() -> list[Step]:
             "POST",
             S1 + "/clone?message_id={M0}",
             view=lambda b: {"metadata": b["metadata"], "is_active": b.get("is_active")},
+            save=_save("CL", "id"),
+        ),
+        # 3.0.12 copies a message's row without its token count (the column's default, 0)
+        # and without its embedding (src/crud/session.py:746-836): a budget takes them all.
+        step(
+            "option: clone messages token counts",
+            "POST",
+            WS + "/sessions/{CL}/messages/list",
+            {},
+            view=lambda b: [
+                {"content": m["content"], "tokens": m["token_count"]} for m in b["items"]
+            ],
+        ),
+        step(
+            "option: clone context tokens 1",
+            "GET",
+            WS + "/sessions/{CL}/context?tokens=1",
+            view=lambda b: [m["token_count"] for m in b["messages"]],
         ),
         step("option: clone at missing message", "POST", S1 + "/clone?message_id=nx-m"),
         step(

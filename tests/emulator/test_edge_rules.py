@@ -122,6 +122,68 @@ def test_scope_id_length_and_prefix(api: Api) -> None:
     assert api.post(f"{W}/scopes/list").json["total"] == 1
 
 
+def test_scope_read_option_is_refused_as_a_union(api: Api) -> None:
+    # schemas/api.py:129-131: `_ScopeName | list[_ScopeName]` (1 to 100): pydantic reports each
+    # member's errors, the member named in `loc` (the errors below are pydantic 2's, as run on
+    # 3.0.12's schema).
+    one = ["body", "scope", "function-after[_validate_scope_name(), str]"]
+    many = ["body", "scope", "list[function-after[_validate_scope_name(), str]]"]
+    not_str = {"type": "string_type", "msg": "Input should be a valid string"}
+    not_list = {"type": "list_type", "msg": "Input should be a valid list"}
+    prefixed = "Value error, Scope name must not start with the reserved prefix 'scope.' "
+    prefixed += "(scope names are unprefixed)"
+    cases: list[tuple[object, list[dict[str, object]]]] = [
+        (
+            "scope.x",
+            [{"loc": one, "type": "value_error", "msg": prefixed}, {"loc": many, **not_list}],
+        ),
+        (5, [{"loc": one, **not_str}, {"loc": many, **not_list}]),
+        (
+            ["a", 1, "scope.x"],
+            [
+                {"loc": one, **not_str},
+                {"loc": [*many, 1], **not_str},
+                {"loc": [*many, 2], "type": "value_error", "msg": prefixed},
+            ],
+        ),
+        (
+            [],
+            [
+                {"loc": one, **not_str},
+                {
+                    "loc": many,
+                    "type": "too_short",
+                    "ctx": {"field_type": "List", "min_length": 1, "actual_length": 0},
+                },
+            ],
+        ),
+        (
+            [1] * 101,
+            [
+                {"loc": one, **not_str},
+                {
+                    "loc": many,
+                    "type": "too_long",
+                    "ctx": {"field_type": "List", "max_length": 100, "actual_length": 101},
+                },
+            ],
+        ),
+    ]
+    api.post(f"{W}/peers", {"id": "bob"})
+    for route, body in (
+        (f"{W}/peers/bob/chat", {"query": "q"}),
+        (f"{W}/peers/bob/representation", {}),
+    ):
+        for value, want in cases:
+            reply = api.post(route, {**body, "scope": value})
+            assert reply.status == 422, (route, value)
+            got = [
+                {key: error[key] for key in expected}
+                for error, expected in zip(reply.detail, want, strict=True)
+            ]
+            assert got == want, (route, value)
+
+
 def test_clone_with_empty_message_id_is_404(api: Api) -> None:
     # crud/session.py:785 looks the empty id up; routers/sessions.py:449-452.
     api.post(f"{W}/sessions", {"id": "s1"})
@@ -307,3 +369,43 @@ def test_workspace_search_scope_keeps_removed_sessions(api: Api) -> None:
     assert api.post(f"{W}/scopes/sc/sessions/list").json["total"] == 1
     hits = api.post(f"{W}/search", {"query": "tea", "scope": "sc"}).json
     assert sorted(m["session_id"] for m in hits) == ["s1", "s2"]
+
+
+def test_a_clone_copies_rows_without_token_counts_or_embeddings(api: Api) -> None:
+    # crud/session.py:746-836 inserts content, metadata, peer and position only: the token
+    # count is the column's default (0) and no embedding is made, so a search finds the copy
+    # by its words only, never by meaning.
+    api.post(f"{W}/sessions", {"id": "s1"})
+    api.post(f"{W}/sessions/s1/messages", {"messages": [{"peer_id": "alice", "content": "late"}]})
+    clone = api.post(f"{W}/sessions/s1/clone").json["id"]
+    (copy,) = api.post(f"{W}/sessions/{clone}/messages/list").json["items"]
+    assert (copy["content"], copy["token_count"]) == ("late", 0)
+    context = api.get(f"{W}/sessions/{clone}/context", query={"tokens": "1"}).json
+    assert [m["content"] for m in context["messages"]] == ["late"]
+    # No word of the query is in either message: only the original is near it by meaning.
+    hits = api.post(f"{W}/search", {"query": "tea", "limit": 10}).json
+    assert [hit["session_id"] for hit in hits] == ["s1"]
+    # By its word the copy is found.
+    hits = api.post(f"{W}/search", {"query": "late", "limit": 10}).json
+    assert sorted(hit["session_id"] for hit in hits) == sorted(["s1", clone])
+
+
+def test_scope_option_of_search_and_session_context_is_a_plain_string(api: Api) -> None:
+    # schemas/api.py:740 and routers/sessions.py:715: `str`, looked up as sent
+    # (crud/scope.py:259-318), never checked as a name; a list is not a string.
+    api.post(f"{W}/sessions", {"id": "s1"})
+    for name in ("scope.sc1", ""):
+        reply = api.get(f"{W}/sessions/s1/context", query={"peer_target": "alice", "scope": name})
+        assert (reply.status, reply.detail) == (404, f"Scope {name} not found in workspace w")
+    reply = api.post(f"{W}/search", {"query": "tea", "scope": "scope.sc1"})
+    assert (reply.status, reply.detail) == (404, "Scope scope.sc1 not found in workspace w")
+    reply = api.post(f"{W}/search", {"query": "tea", "scope": ["sc1"]})
+    assert reply.status == 422
+    assert reply.detail == [
+        {
+            "type": "string_type",
+            "loc": ["body", "scope"],
+            "msg": "Input should be a valid string",
+            "input": ["sc1"],
+        }
+    ]

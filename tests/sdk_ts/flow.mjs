@@ -88,6 +88,34 @@ async function step(name, action) {
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
+// Until the deriver has drained its queue, or (a batching server, as tests/deriver_told.py's
+// Watch) what is left is held in a batch: pending, nothing in progress, for a whole deriver
+// look. Bounded by DERIVER_WAIT_MS; says which ("drained", "held", "timeout").
+async function deriverSettled(honcho) {
+  const deadline = Date.now() + DERIVER_WAIT_MS;
+  let quietSince = null;
+  while (Date.now() < deadline) {
+    const status = await honcho.queueStatus();
+    const pending = status.pendingWorkUnits;
+    const working = status.inProgressWorkUnits;
+    if (status.totalWorkUnits && !pending && !working) return "drained";
+    quietSince = LOOK_MS && pending && !working ? (quietSince ?? Date.now()) : null;
+    if (quietSince !== null && Date.now() - quietSince >= LOOK_MS) return "held";
+    await sleep(200);
+  }
+  return "timeout";
+}
+
+// Until no session of the scope has its backfill pending (bounded by DERIVER_WAIT_MS).
+async function backfilled(scope) {
+  const deadline = Date.now() + DERIVER_WAIT_MS;
+  while (Date.now() < deadline) {
+    const status = await scope.status();
+    const jobs = Object.values(status?.backfillStatus ?? {});
+    if (!jobs.some((job) => job?.state === "pending")) return;
+    await sleep(100);
+  }
+}
 
 async function flow(honcho) {
   const saved = {};
@@ -180,28 +208,9 @@ async function flow(honcho) {
   await run("conclusions delete", () => view.delete(cid));
   await run("conclusions delete again", () => view.delete(cid));
   await step("wait for the deriver", async () => {
-    // Drained, or (a batching server, as tests/deriver_told.py's Watch) what is left held
-    // in a batch: pending, nothing in progress, for a whole deriver look.
-    const deadline = Date.now() + DERIVER_WAIT_MS;
-    let ended = null;
-    let quietSince = null;
-    while (Date.now() < deadline) {
-      const status = await honcho.queueStatus();
-      const pending = status.pendingWorkUnits;
-      const working = status.inProgressWorkUnits;
-      if (status.totalWorkUnits && !pending && !working) {
-        ended = "drained";
-        break;
-      }
-      quietSince = LOOK_MS && pending && !working ? (quietSince ?? Date.now()) : null;
-      if (quietSince !== null && Date.now() - quietSince >= LOOK_MS) {
-        ended = "held";
-        break;
-      }
-      await sleep(200);
-    }
+    const ended = await deriverSettled(honcho);
     exchanges = exchanges.slice(-1);
-    return ended ?? "timeout";
+    return ended;
   });
   await run("conclusions list workspace", () => honcho.conclusions.list());
   await run("queue status", () => honcho.queueStatus());
@@ -257,11 +266,44 @@ async function flow(honcho) {
   await run("scope again", () => honcho.getScope("sc1"));
   await run("scope missing", () => honcho.getScope("nope"));
   await run("scopes list", () => honcho.scopes());
+  // A scope's backfill copies the conclusions the session holds when it runs (`docs_copied`),
+  // and it runs on the deriver, beside the conclusions of the messages added just before (the
+  // upload): read at once, the status raced the backfill ("pending" or "completed"), and read
+  // after the backfill alone, `docs_copied` raced the deriver's last conclusions (5 or 6). So
+  // the flow waits, bounded and unrecorded, for the deriver to settle before the add, and for
+  // the backfill to end before the status: then both sides read a finished backfill of a
+  // settled session.
+  await deriverSettled(honcho);
   await run("scope add sessions", () => scope.addSessions([s1]));
   await run("scope sessions", () => scope.sessions());
+  await backfilled(scope);
   await run("scope status", () => scope.status());
   await run("search scope", () => honcho.search("tea", { scope }));
   await run("scope remove session", () => scope.removeSession(s1));
+  // Token counts of unusual text, and `tokens=` budgets at their boundaries (issue 42): the
+  // server counts with tiktoken's o200k_base, and a context keeps the most recent messages
+  // whose running sum of counts is at most the budget (3.0.12 `crud/message.py`,
+  // `_apply_token_limit`). Each budget is made from the counts this server returned, so the
+  // step holds the selection rule itself at its edge on any server; a server that counts
+  // otherwise shows in the first step and in the budgets' paths. A session of its own, so no
+  // step above sees these messages.
+  const s2 = await honcho.session("s2");
+  const unusual = await run("unusual text token counts", () =>
+    s2.addMessages([
+      alice.message("🌧️☔🌈 👩‍👩‍👧‍👦 🏳️‍🌈 🇯🇵 ✨✨✨ 🙂🙃😉"),
+      bob.message("東京の天気は雨です。明日は晴れるでしょうか？北京和上海都在下雨。서울은 맑아요."),
+      alice.message("=".repeat(400) + " " + "ha".repeat(300)),
+      bob.message("Z̴̡a̷l̶g̸o̵ · ∑∫√∞ ≠ ≤ · مرحبا بالعالم · zero\u200bwidth\u200bjoin"),
+      alice.message("line one\n\n\tindented\r\n    spaces    end"),
+    ]),
+  );
+  const counts = (unusual ?? []).map((message) => message.tokenCount ?? 0);
+  const last = (n) => counts.slice(-n).reduce((sum, count) => sum + count, 0);
+  await run("unusual text context at two messages' count", () => s2.context({ tokens: last(2) }));
+  await run("unusual text context one token under", () => s2.context({ tokens: last(2) - 1 }));
+  await run("unusual text context at the long run", () => s2.context({ tokens: last(3) }));
+  await run("unusual text context tokens max", () => s2.context({ tokens: 100000 }));
+  await run("unusual text context tokens over max", () => s2.context({ tokens: 100001 }));
   await run("schedule dream", () => honcho.scheduleDream({ observer: bob, observed: alice }));
   await run("workspace delete with sessions", () => honcho.deleteWorkspace(WORKSPACE));
   await run("session delete", () => s1.delete());

@@ -15,7 +15,7 @@ import re
 from collections.abc import Iterable
 
 from .._auth import Claims
-from .._common import ApiError, JsonDict, iso, utcnow, validation_error
+from .._common import ApiError, JsonDict, error_item, iso, utcnow, validation_error
 from .._deriver import Deriver
 from .._state import Peer, Scope, Session, Workspace
 from . import lookups
@@ -152,26 +152,77 @@ def check_names(value: object, loc: list[str | int]) -> list[str]:
     return [str(name) for name in value]
 
 
-def parse_option(value: object, loc: list[str | int]) -> str | list[str] | None:
-    """The `scope` read option: one name, or a list of 1 to LIST_MAX names."""
+def parse_option(value: object, loc: list[str | int]) -> str | None:
+    """The `scope` option of the session context and the workspace search: a plain `str` in
+    3.0.12 (`src/routers/sessions.py:715`, `src/schemas/api.py:740`), not checked as a name
+    but looked up as sent (`find`: 404 for any name no scope has, `scope.x` and "" too).
+    Chat and the representation take `parse_read_option`."""
     if value is None:
         return None
-    if isinstance(value, list):
-        if not 1 <= len(value) <= LIST_MAX:
-            raise validation_error(
-                "too_short" if not value else "too_long",
-                loc,
-                f"List should have at least 1 item after validation, not {len(value)}"
-                if not value
-                else f"List should have at most {LIST_MAX} items after validation, "
-                f"not {len(value)}",
-                value,
+    if not isinstance(value, str):
+        raise validation_error("string_type", loc, "Input should be a valid string", value)
+    return value
+
+
+# The members of 3.0.12's `_ScopeOption` union (`src/schemas/api.py:129-131`), as pydantic
+# names them in an error's `loc`.
+_ONE = "function-after[_validate_scope_name(), str]"
+_MANY = "list[function-after[_validate_scope_name(), str]]"
+
+
+def parse_read_option(value: object, loc: list[str | int]) -> str | list[str] | None:
+    """The `scope` option of chat and the representation: 3.0.12's `_ScopeOption`, one name
+    or a list of 1 to LIST_MAX names (`src/schemas/api.py:129-131`). A value that neither
+    member accepts is refused as pydantic refuses a union: each member's own errors, the
+    member's name appended to `loc` (one name first, then the list)."""
+    if value is None:
+        return None
+    if isinstance(value, str):
+        problem = name_error(value)
+        if problem is None:
+            return value
+        raise ApiError(
+            422,
+            [
+                _invalid_item([*loc, _ONE], problem, value),
+                error_item("list_type", [*loc, _MANY], "Input should be a valid list", value),
+            ],
+        )
+    errors = [error_item("string_type", [*loc, _ONE], "Input should be a valid string", value)]
+    if not isinstance(value, list):
+        errors.append(error_item("list_type", [*loc, _MANY], "Input should be a valid list", value))
+        raise ApiError(422, errors)
+    many: list[str | int] = [*loc, _MANY]
+    if len(value) > LIST_MAX:
+        # pydantic-core stops at the item over the bound: only the length is reported.
+        errors.append(_length_item("too_long", many, value))
+        raise ApiError(422, errors)
+    for index, name in enumerate(value):
+        if not isinstance(name, str):
+            errors.append(
+                error_item("string_type", [*many, index], "Input should be a valid string", name)
             )
-        return check_names(value, loc)
-    problem = name_error(value)
-    if problem:
-        raise _invalid(loc, problem, value)
-    return str(value)
+        elif (problem := name_error(name)) is not None:
+            errors.append(_invalid_item([*many, index], problem, name))
+    if not value:
+        errors.append(_length_item("too_short", many, value))
+    if len(errors) > 1:
+        raise ApiError(422, errors)
+    return [str(name) for name in value]
+
+
+def _invalid_item(loc: list[str | int], message: str, value: object) -> JsonDict:
+    return error_item("value_error", loc, f"Value error, {message}", value, {"error": {}})
+
+
+def _length_item(kind: str, loc: list[str | int], value: list[object]) -> JsonDict:
+    if kind == "too_short":
+        message = f"List should have at least 1 item after validation, not {len(value)}"
+        ctx: JsonDict = {"field_type": "List", "min_length": 1, "actual_length": len(value)}
+    else:
+        message = f"List should have at most {LIST_MAX} items after validation, not {len(value)}"
+        ctx = {"field_type": "List", "max_length": LIST_MAX, "actual_length": len(value)}
+    return error_item(kind, loc, message, value, ctx)
 
 
 def check_key(claims: Claims, *, session_key_too: bool = False) -> None:

@@ -22,7 +22,8 @@ def messages(
     """Messages whose fields equal `forced` (`peer_id` or `session_id` of the route), of the
     sessions `perspective` belongs to when given, of every session ever added to `scope`
     when given (404 for a missing scope), that `match`, ranked as the server's hybrid search ranks
-    them (`_search.hybrid`: it fills up to `limit`)."""
+    them (`_search.hybrid`: it fills up to `limit`; a message without an embedding, a clone's
+    copy, is found by its words only)."""
     # A scope with no member sessions matches nothing, not everything.
     in_scope = scopes.searched(ws, w, scope) if scope is not None else None
     candidates = list(ws.messages) if ws else []
@@ -37,4 +38,6 @@ def messages(
         and (in_scope is None or m.session_id in in_scope)
         and match(m)
     ]
-    return _search.hybrid(text, found, lambda m: m.content, lambda m: m.created_at, limit)
+    return _search.hybrid(
+        text, found, lambda m: m.content, lambda m: m.created_at, limit, lambda m: m.embedded
+    )

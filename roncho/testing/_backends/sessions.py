@@ -314,7 +314,12 @@ def summaries(ws: Workspace | None, name: str) -> tuple[JsonDict | None, JsonDic
 
 def clone(store: Store, ws: Workspace | None, name: str, cutoff: str | None) -> Session:
     """A new session named by a nanoid with the metadata, configuration, members and the
-    messages (up to and including `cutoff`) of an active one; nothing is enqueued."""
+    messages (up to and including `cutoff`) of an active one; nothing is enqueued.
+
+    3.0.12 copies each message's row as a bulk insert of its content, metadata, peer and
+    position only (`src/crud/session.py:746-836`): the copy has the column's default token
+    count, 0 (so any `tokens=` budget takes all of a clone's messages), a timestamp of the
+    clone's own, and no embedding (a search finds it by its words only)."""
     original = ws.sessions.get(name) if ws else None
     if ws is None or original is None or not original.is_active:
         raise ApiError(404, "Original session not found")
@@ -347,8 +352,9 @@ def clone(store: Store, ws: Workspace | None, name: str, cutoff: str | None) -> 
             session_id=copy.id,
             workspace_id=ws.id,
             created_at=copy.created_at,
-            token_count=m.token_count,
+            token_count=0,
             metadata=dict(m.metadata),
+            embedded=False,
         )
         for m in messages
     )

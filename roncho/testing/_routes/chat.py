@@ -39,7 +39,7 @@ def peer_chat(services: Services, ctx: Ctx) -> Response:
     options = _chat_options(body)
     target = get_str(body, "target", ["body"])
     session_id = get_str(body, "session_id", ["body"])
-    scope = scopes.parse_option(body.get("scope"), ["body", "scope"])
+    scope = scopes.parse_read_option(body.get("scope"), ["body", "scope"])
     recall = context.Recall(session_id, body.get("filters"), scope)
     try:
         answer = chat.ask_peer(

@@ -126,7 +126,7 @@ def peer_representation(services: Services, ctx: Ctx) -> Response:
     search = context.Search(get_str(body, "search_query", ["body"]), top_k)
     get_float(body, "search_max_distance", ["body"], ge=0.0, le=1.0)
     get_bool(body, "include_most_frequent", ["body"], None)
-    scope = scopes.parse_option(body.get("scope"), ["body", "scope"])
+    scope = scopes.parse_read_option(body.get("scope"), ["body", "scope"])
     recall = context.Recall(session_id, body.get("filters"), scope)
     text = context.peer_representation(
         ctx.ws, ctx.w, ctx.claims, ctx.params["p"], target, limit, search, recall
