@@ -160,7 +160,15 @@ def test_import_roncho_aio_loads_asyncio_but_no_ssl_thread_or_environment() -> N
 
 # The add-ons beside the call path (docs/core.md): each loads only when used.
 CHECKOUT = Path(__file__).resolve().parents[2]  # the roncho these tests are about
-ADD_ONS = ("roncho._derivation", "roncho.webhooks", "roncho._scratch", "roncho.pytest_plugin")
+ADD_ONS = (
+    "roncho._derivation",
+    "roncho.webhooks",
+    "roncho._scratch",
+    "roncho.pytest_plugin",
+    "roncho._delivery",
+    "roncho.delivery",
+    "roncho.aio.delivery",
+)
 
 
 def _fresh(code: str) -> str:
@@ -178,9 +186,9 @@ def _fresh(code: str) -> str:
 
 
 def test_import_loads_no_add_on_and_no_asyncio() -> None:
-    """``import roncho`` loads none of the four add-ons (the deriver wait, webhooks, the
-    scratch workspace, the pytest plugin) and not asyncio; an add-on loads on first use,
-    and the deriver wait's records keep their public names."""
+    """``import roncho`` loads none of the add-ons (the deriver wait, webhooks, the scratch
+    workspace, the pytest plugin, the delivery function) and not asyncio; an add-on loads
+    on first use, and the deriver wait's records keep their public names."""
     code = "import json, sys, roncho\nprint(roncho.__file__, json.dumps(sorted(sys.modules)))"
     where, modules = _fresh(code).split(" ", 1)
     loaded = set(json.loads(modules))
