@@ -109,7 +109,7 @@ class FaultProxy:
         self._stop = threading.Event()
         self._refuse_until = 0.0
         self._workers: list[threading.Thread] = []
-        self._listener = self._listen(0)
+        self._listener: socket.socket | None = self._listen(0)
         self.port: int = self._listener.getsockname()[1]
         self._acceptor = threading.Thread(target=self._accept_loop, daemon=True)
 
@@ -136,26 +136,42 @@ class FaultProxy:
         return sock
 
     def _accept_loop(self) -> None:
-        listener: socket.socket | None = self._listener
         while not self._stop.is_set():
-            if time.monotonic() < self._refuse_until:
-                if listener is not None:
-                    listener.close()  # connections now get ECONNREFUSED
-                    listener = None
+            with self._lock:
+                listener = self._listener
+                if listener is None and time.monotonic() >= self._refuse_until:
+                    listener = self._listener = self._listen(self.port)  # the same port again
+            if listener is None:
                 time.sleep(ACCEPT_POLL)
                 continue
-            if listener is None:
-                listener = self._listen(self.port)  # the same port again
-            ready, _, _ = select.select([listener], [], [], ACCEPT_POLL)
-            if not ready:
+            try:
+                ready, _, _ = select.select([listener], [], [], ACCEPT_POLL)
+                if not ready:
+                    continue
+                conn, _ = listener.accept()
+            except OSError:  # a worker closed the listener to refuse: go round
                 continue
-            conn, _ = listener.accept()
             worker = threading.Thread(target=self._serve, args=(conn,), daemon=True)
             self._workers = [w for w in self._workers if w.is_alive()]
             self._workers.append(worker)
             worker.start()
-        if listener is not None:
-            listener.close()
+        with self._lock:
+            if self._listener is not None:
+                self._listener.close()
+
+    def _refuse(self) -> None:
+        """Stop listening now, before the answer goes out: every connection the client
+        makes after it is refused until ``refuse_for`` has passed."""
+        with self._lock:
+            self.refused_periods += 1
+            self._refuse_until = time.monotonic() + self.refuse_for
+            if self._listener is not None:
+                # shutdown first: a select() on it in the accept loop keeps the socket
+                # listening past close() until it returns; shutdown stops it at once.
+                with contextlib.suppress(OSError):
+                    self._listener.shutdown(socket.SHUT_RDWR)
+                self._listener.close()
+                self._listener = None
 
     # -- one exchange ---------------------------------------------------------------------
     def _serve(self, client: socket.socket) -> None:
@@ -199,11 +215,9 @@ class FaultProxy:
             time.sleep(self.hold)
             _send_quietly(client, answer)
         else:  # pass, refuse
-            _send_quietly(client, answer)
             if kind == "refuse":
-                with self._lock:
-                    self.refused_periods += 1
-                    self._refuse_until = time.monotonic() + self.refuse_for
+                self._refuse()
+            _send_quietly(client, answer)
 
 
 def _read_request(sock: socket.socket) -> bytes | None:
