@@ -32,6 +32,9 @@ READ_TIMEOUT = 2.0
 # gives up), within the settle time after it (the look finds it).
 SLOW = READ_TIMEOUT + 0.7
 ADD_ROUTE = "/v3/workspaces/{w}/sessions/{s}/messages"
+# How long the proxy refuses: long enough that the next call, made as soon as the answer
+# came, is refused on a loaded machine; sync_batch's pause and attempts outlast it.
+REFUSAL = 1.5
 
 
 def sync_batch(client: Any, *args: Any, **kwargs: Any) -> delivery.Delivery:
@@ -173,11 +176,11 @@ def test_a_refusal_that_ends_is_resent_and_says_so(fake: FakeHoncho) -> None:
     client = client_of(fake.url)
     url = urlsplit(fake.url)
     plan = FaultPlan(script=["refuse"])
-    with FaultProxy((url.hostname or "", url.port or 0), plan, hold=0, refuse_for=0.5) as proxy:
+    with FaultProxy((url.hostname or "", url.port or 0), plan, hold=0, refuse_for=REFUSAL) as proxy:
         through = client.with_options()
         proxied = roncho.Client(proxy.url, "w", connect_timeout=1.0, read_timeout=READ_TIMEOUT)
         first = sync_batch(proxied, "s1", batch_of(1, "a"), "t1")
-        second = sync_batch(proxied, "s1", batch_of(1, "b"), "t2", attempts=10, pause=0.2)
+        second = sync_batch(proxied, "s1", batch_of(1, "b"), "t2", attempts=20, pause=0.2)
     assert first.outcome == "sent"
     assert second.outcome == "resent" and second.looks == 0 and second.settled == 0.0
     assert set(second.errors) == {"ConnectError"} and second.attempts == len(second.errors) + 1
@@ -264,11 +267,11 @@ def test_every_fault_of_the_proxy_in_turn_leaves_each_batch_once(fake: FakeHonch
     url = urlsplit(fake.url)
     upstream = (url.hostname or "", url.port or 0)
     plan = FaultPlan(script=script)
-    with FaultProxy(upstream, plan, hold=READ_TIMEOUT + 0.5, refuse_for=0.7) as proxy:
+    with FaultProxy(upstream, plan, hold=READ_TIMEOUT + 0.5, refuse_for=REFUSAL) as proxy:
         proxied = roncho.Client(proxy.url, "w", connect_timeout=1.0, read_timeout=READ_TIMEOUT)
         records = [
-            sync_batch(proxied, "s1", batch_of(n % 3 + 1, f"t{n}"), f"t{n}", pause=0.3,
-                       attempts=5)
+            sync_batch(proxied, "s1", batch_of(n % 3 + 1, f"t{n}"), f"t{n}", pause=0.2,
+                       attempts=20)
             for n in range(8)
         ]  # fmt: skip
     said = [(r.outcome, r.errors) for r in records]
