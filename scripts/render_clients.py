@@ -50,6 +50,9 @@ ASYNC_CLIENT = REPO / "roncho" / "aio" / "_client.py"
 ASYNC_STREAM = REPO / "roncho" / "aio" / "_stream.py"
 CLIENT = REPO / "roncho" / "_client.py"
 STREAM = REPO / "roncho" / "_stream.py"
+# The delivery add-on's loop (roncho/aio/delivery.py), written once the same way.
+ASYNC_DELIVERY = REPO / "roncho" / "aio" / "delivery.py"
+DELIVERY = REPO / "roncho" / "delivery.py"
 METHODS = (
     "    # BEGIN GENERATED methods (scripts/render_clients.py)\n",
     "    # END GENERATED methods\n",
@@ -387,13 +390,14 @@ def written(ops: list[Operation]) -> dict[Path, str]:
     """Every file this script writes, with the text it should hold."""
     read = lambda path: path.read_text(encoding="utf-8")  # noqa: E731
     async_client = render("async", read(ASYNC_CLIENT), ops)
-    stale = unused([async_client, read(ASYNC_STREAM)])
+    stale = unused([async_client, read(ASYNC_STREAM), read(ASYNC_DELIVERY)])
     if stale:
         raise SystemExit(f"scripts/_unasync.py: no asyncio module holds {stale}: drop them")
     return {
         ASYNC_CLIENT: async_client,
         CLIENT: render("sync", blocking(ASYNC_CLIENT, async_client), ops),
         STREAM: blocking(ASYNC_STREAM, read(ASYNC_STREAM)),
+        DELIVERY: blocking(ASYNC_DELIVERY, read(ASYNC_DELIVERY)),
         PACKAGE: package(read(PACKAGE)),
     }
 

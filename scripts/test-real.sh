@@ -462,6 +462,18 @@ else
     skip "TypeScript SDK conformance" "no node on PATH"
 fi
 
+# sync_batch under faults (tests/delivery_soak.py): both clients at once, 75 turns each,
+# through the fault proxy (tests/faultproxy.py: resets before and after the server answered,
+# answers held past the read timeout, cut bodies, refusals; seed 43); the server must hold
+# every turn exactly once, in order, no batch in part. The proxy forwards from loopback, so
+# only a loopback server is driven. About a minute and a half on the kit.
+case "$URL" in
+    http://127.*|http://localhost[:/]*|http://\[::1\]*)
+        stage "delivery under faults (sync_batch, 2 x 75 turns)" "$PY" tests/delivery_soak.py \
+            "$URL" "${KEY_FLAG[@]}" --turns 75 --seed 43 --read-timeout 2 ;;
+    *) skip "delivery under faults" "the fault proxy forwards from loopback only; $URL is not" ;;
+esac
+
 # Honcho's own route tests over HTTP: on the server (both APIs), then on the emulator, which
 # must pass every one the server passed (tests/honcho_routes/run_routes.py).
 honcho_routes() {

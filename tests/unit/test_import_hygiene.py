@@ -165,6 +165,9 @@ ADD_ONS = (
     "roncho._scratch",
     "roncho.pytest_plugin",
     "roncho._reports",
+    "roncho._delivery",
+    "roncho.delivery",
+    "roncho.aio.delivery",
 )
 
 
@@ -183,10 +186,10 @@ def _fresh(code: str) -> str:
 
 
 def test_import_loads_no_add_on_and_no_asyncio() -> None:
-    """``import roncho`` loads none of the five add-ons (the deriver wait, webhooks, the
-    scratch workspace, the pytest plugin, the on_call reports) and not asyncio; an add-on
-    loads on first use, and the deriver wait's records and CallReport keep their public
-    names."""
+    """``import roncho`` loads none of the add-ons (the deriver wait, webhooks, the scratch
+    workspace, the pytest plugin, the on_call reports, the delivery function) and not asyncio;
+    an add-on loads on first use, and the deriver wait's records and CallReport keep their
+    public names."""
     code = "import json, sys, roncho\nprint(roncho.__file__, json.dumps(sorted(sys.modules)))"
     where, modules = _fresh(code).split(" ", 1)
     loaded = set(json.loads(modules))

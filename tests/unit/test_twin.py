@@ -18,7 +18,11 @@ import roncho
 from roncho.aio import AsyncChatStream, AsyncClient
 
 ROOT = Path(__file__).resolve().parents[2]
-TWINS = {"roncho/_client.py": "roncho/aio/_client.py", "roncho/_stream.py": "roncho/aio/_stream.py"}
+TWINS = {
+    "roncho/_client.py": "roncho/aio/_client.py",
+    "roncho/_stream.py": "roncho/aio/_stream.py",
+    "roncho/delivery.py": "roncho/aio/delivery.py",
+}
 
 
 def script(name: str) -> ModuleType:
@@ -116,3 +120,22 @@ def test_core_size_counts_a_module_written_whole_as_generated() -> None:
         assert size.generated(ROOT / source) < size.lines(ROOT / source)
     assert size.generated(ROOT / "roncho/aio/_stream.py") == 0
     assert size.generated(ROOT / "roncho/aio/_client.py") > 0  # its methods, by markers
+
+
+def test_the_two_delivery_functions_have_the_same_shape() -> None:
+    """roncho.delivery.sync_batch is written from roncho.aio.delivery's: the same
+    parameters, defaults and docstring, one awaited, the records and errors shared."""
+    from roncho import delivery
+    from roncho.aio import delivery as aio_delivery
+
+    blocking, asynchronous = delivery.sync_batch, aio_delivery.sync_batch
+    assert str(inspect.signature(blocking)) == str(inspect.signature(asynchronous)).replace(
+        "AsyncClient", "Client"
+    )
+    assert inspect.getdoc(blocking) == inspect.getdoc(asynchronous)
+    assert inspect.iscoroutinefunction(asynchronous)
+    assert not inspect.iscoroutinefunction(blocking)
+    assert delivery.__all__ == aio_delivery.__all__
+    for name in delivery.__all__:
+        if name != "sync_batch":
+            assert getattr(delivery, name) is getattr(aio_delivery, name), name

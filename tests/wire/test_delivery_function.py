@@ -1,0 +1,290 @@
+"""``roncho.delivery.sync_batch`` (and roncho.aio.delivery's, in the "asyncio" run of each
+test): what it sends, when it looks, when it sends again, what it says it did.
+
+Against roncho.testing.FakeHoncho and its fault switches, and through the fault proxy
+(tests/faultproxy.py) with one fault of each kind in a fixed order. tests/delivery_soak.py
+drives it many turns at a time (tests/emulator/test_delivery_soak.py, scripts/test-real.sh).
+"""
+
+from __future__ import annotations
+
+import json
+import socket
+from collections.abc import Iterator
+from typing import Any
+from urllib.parse import urlsplit
+
+import pytest
+from both_clients import BlockingAsync
+from faultproxy import FaultPlan, FaultProxy
+from rawserver import RefusingPort, Trap
+from seams import client_class
+
+import roncho
+from roncho import delivery
+from roncho.aio import delivery as aio_delivery
+from roncho.testing import FakeHoncho
+
+# Also the settle time: the function waits the client's read timeout. Long enough that an
+# emulator on a loaded 2-core machine answers a plain call within it.
+READ_TIMEOUT = 2.0
+# The emulator's delay before it stores a "slow" write: past the read timeout (the client
+# gives up), within the settle time after it (the look finds it).
+SLOW = READ_TIMEOUT + 0.7
+ADD_ROUTE = "/v3/workspaces/{w}/sessions/{s}/messages"
+# How long the proxy refuses: long enough that the next call, made as soon as the answer
+# came, is refused on a loaded machine; sync_batch's pause and attempts outlast it.
+REFUSAL = 1.5
+
+
+def sync_batch(client: Any, *args: Any, **kwargs: Any) -> delivery.Delivery:
+    """The function of the client's own half: the asyncio one for the facade's client."""
+    if isinstance(client, BlockingAsync):
+        record = client.loop.run(aio_delivery.sync_batch(client._client, *args, **kwargs))
+        assert isinstance(record, delivery.Delivery)
+        return record
+    return delivery.sync_batch(client, *args, **kwargs)
+
+
+@pytest.fixture
+def fake() -> Iterator[FakeHoncho]:
+    with FakeHoncho(deriver_delay=0.0) as emulator:
+        # The first message the emulator stores loads its tokenizer (half a second, more
+        # on a loaded machine): pay that outside the session the tests look at.
+        warm = roncho.Client(emulator.url, "w", read_timeout=30)
+        warm.get_or_create_workspace()
+        warm.add_messages("warm-up", [roncho.MessageCreate("alice", "warm")])
+        yield emulator
+
+
+def client_of(url: str, **options: Any) -> roncho.Client:
+    client = roncho.Client(url, "w", connect_timeout=1.0, read_timeout=READ_TIMEOUT, **options)
+    client.get_or_create_workspace()
+    client.get_or_create_session("s1", peers={"alice": None})
+    return client
+
+
+def batch_of(n: int, tag: str) -> list[roncho.MessageCreate]:
+    return [roncho.MessageCreate("alice", f"{tag} message {i}") for i in range(n)]
+
+
+def posts(fake: FakeHoncho) -> list[Any]:
+    return [r for r in fake.requests if r.method == "POST" and r.path.endswith("/s1/messages")]
+
+
+def looks(fake: FakeHoncho) -> list[Any]:
+    return [r for r in fake.requests if r.path.endswith("/s1/messages/list")]
+
+
+def held(client: roncho.Client) -> list[tuple[str, str]]:
+    return [(m.content, str(m.metadata.get("sync_id"))) for m in client.iter_messages("s1")]
+
+
+def test_an_answered_send_is_sent_once_with_the_marker_on_every_message(
+    fake: FakeHoncho,
+) -> None:
+    client = client_of(fake.url)
+    batch = [roncho.MessageCreate("alice", "a", metadata={"mood": "calm"}), *batch_of(1, "b")]
+    record = sync_batch(client, "s1", batch, "turn-1")
+    assert (record.outcome, record.attempts, record.looks, record.errors) == ("sent", 1, 0, ())
+    assert record.settled == 0.0
+    assert [m.content for m in record.messages] == ["a", "b message 0"]
+    sent = json.loads(posts(fake)[0].body)["messages"]
+    assert [m["metadata"] for m in sent] == [{"mood": "calm", "sync_id": "turn-1"},
+                                             {"sync_id": "turn-1"}]  # fmt: skip
+    assert looks(fake) == []
+    other = sync_batch(client, "s1", batch_of(1, "c"), "turn-2", marker_key="delivery")
+    assert other.messages[0].metadata == {"delivery": "turn-2"}
+
+
+def test_an_answer_cut_short_after_the_write_is_found_and_not_sent_again(
+    fake: FakeHoncho,
+) -> None:
+    client = client_of(fake.url)
+    fake.faults.close_mid_body_next()
+    record = sync_batch(client, "s1", batch_of(3, "x"), "t1")
+    assert (record.outcome, record.attempts, record.looks) == ("found", 1, 1)
+    assert record.errors == ("ProtocolError",)
+    assert record.settled == READ_TIMEOUT
+    assert [m.content for m in record.messages] == [f"x message {i}" for i in range(3)]
+    assert len(posts(fake)) == 1
+    assert held(client) == [(f"x message {i}", "t1") for i in range(3)]
+
+
+def test_a_5xx_before_the_write_is_looked_for_then_sent_again(fake: FakeHoncho) -> None:
+    client = client_of(fake.url)
+    fake.faults.fail_next(503)
+    record = sync_batch(client, "s1", batch_of(2, "x"), "t1")
+    assert (record.outcome, record.attempts, record.looks) == ("resent", 2, 1)
+    assert record.errors == ("StatusError",)
+    assert len(posts(fake)) == 2
+    assert held(client) == [("x message 0", "t1"), ("x message 1", "t1")]
+
+
+def test_a_write_still_running_after_the_read_timeout_is_waited_for_and_found(
+    fake: FakeHoncho,
+) -> None:
+    """The emulator stores the batch after the client gave up: the look comes a whole read
+    timeout later, finds it, and does not send it again (which would store it twice)."""
+    client = client_of(fake.url)
+    fake.faults.slow_next(SLOW)
+    record = sync_batch(client, "s1", batch_of(2, "slow"), "t1")
+    assert (record.outcome, record.attempts, record.errors) == ("found", 1, ("ReadTimeout",))
+    assert len(posts(fake)) == 1
+    assert held(client) == [("slow message 0", "t1"), ("slow message 1", "t1")]
+
+
+@pytest.mark.parametrize("status", [401, 403])
+def test_a_refused_key_is_raised_at_once_without_a_look(fake: FakeHoncho, status: int) -> None:
+    client = client_of(fake.url)
+    fake.faults.fail_next(status)
+    with pytest.raises(roncho.UnauthorizedError):
+        sync_batch(client, "s1", batch_of(1, "x"), "t1")
+    assert len(posts(fake)) == 1
+    assert looks(fake) == []
+
+
+def test_no_attempt_left_raises_the_last_send_error_after_its_look(fake: FakeHoncho) -> None:
+    client = client_of(fake.url)
+    fake.faults.add(method="POST", route=ADD_ROUTE, status=502, times=2)  # the sends only
+    with pytest.raises(roncho.StatusError) as caught:
+        sync_batch(client, "s1", batch_of(1, "x"), "t1", attempts=2)
+    assert caught.value.status == 502
+    assert (len(posts(fake)), len(looks(fake))) == (2, 2)
+    assert held(client) == []
+
+
+def test_a_refused_connection_is_sent_again_after_the_pause_without_a_look() -> None:
+    """Nothing left the process: no look, just ``attempts`` sends, then the last error."""
+    made: list[int] = []
+
+    def counted(family: int, kind: int, proto: int) -> socket.socket:
+        made.append(family)
+        return socket.socket(family, kind, proto)
+
+    with RefusingPort() as refusing:
+        client = client_class(counted)(refusing.url, "w", read_timeout=READ_TIMEOUT)
+        with pytest.raises(roncho.ConnectError) as caught:
+            sync_batch(client, "s1", batch_of(1, "x"), "t1", attempts=3, pause=0.05)
+    assert caught.value.request_sent is False
+    assert len(made) == 3
+
+
+def test_a_refusal_that_ends_is_resent_and_says_so(fake: FakeHoncho) -> None:
+    """The proxy answers one write, then refuses connections for a while: the next batch's
+    first send is refused (nothing sent), and a send after the pause is answered."""
+    client = client_of(fake.url)
+    url = urlsplit(fake.url)
+    plan = FaultPlan(script=["refuse"])
+    with FaultProxy((url.hostname or "", url.port or 0), plan, hold=0, refuse_for=REFUSAL) as proxy:
+        through = client.with_options()
+        proxied = roncho.Client(proxy.url, "w", connect_timeout=1.0, read_timeout=READ_TIMEOUT)
+        first = sync_batch(proxied, "s1", batch_of(1, "a"), "t1")
+        second = sync_batch(proxied, "s1", batch_of(1, "b"), "t2", attempts=20, pause=0.2)
+    assert first.outcome == "sent"
+    assert second.outcome == "resent" and second.looks == 0 and second.settled == 0.0
+    assert set(second.errors) == {"ConnectError"} and second.attempts == len(second.errors) + 1
+    assert proxy.refused_periods == 1 and proxy.errors == []
+    assert held(through) == [("a message 0", "t1"), ("b message 0", "t2")]
+
+
+def test_look_first_finds_a_batch_that_landed_and_sends_nothing(fake: FakeHoncho) -> None:
+    client = client_of(fake.url)
+    sync_batch(client, "s1", batch_of(2, "x"), "t1")
+    before = len(posts(fake))
+    record = sync_batch(client, "s1", batch_of(2, "x"), "t1", look_first=True)
+    assert (record.outcome, record.attempts, record.looks, record.errors) == ("found", 0, 1, ())
+    assert len(posts(fake)) == before
+    fresh = sync_batch(client, "s1", batch_of(1, "y"), "t2", look_first=True)
+    assert (fresh.outcome, fresh.attempts, fresh.looks) == ("sent", 1, 1)
+
+
+@pytest.mark.parametrize(
+    ("stored", "held_count", "why"),
+    [
+        (["x message 0"], 1, "not once"),  # part of the batch
+        (["x message 0", "x message 1"] * 2, 4, "not once"),  # the batch twice
+        (["x message 1", "x message 0"], 2, "other contents"),  # the marker on another batch
+    ],
+)
+def test_a_look_that_finds_anything_but_the_batch_once_raises_and_sends_nothing(
+    fake: FakeHoncho, stored: list[str], held_count: int, why: str
+) -> None:
+    client = client_of(fake.url)
+    marked = [roncho.MessageCreate("alice", c, metadata={"sync_id": "t1"}) for c in stored]
+    client.add_messages("s1", marked)
+    before = len(posts(fake))
+    with pytest.raises(delivery.BatchMismatchError) as caught:
+        sync_batch(client, "s1", batch_of(2, "x"), "t1", look_first=True)
+    assert (caught.value.held, caught.value.expected) == (held_count, 2)
+    assert why in str(caught.value) and "t1" not in str(caught.value)
+    assert caught.value.request_sent is True
+    assert len(posts(fake)) == before
+
+
+@pytest.mark.parametrize(
+    ("arguments", "named"),
+    [
+        ({"marker": ""}, "marker"),
+        ({"marker": 7}, "marker"),
+        ({"marker_key": ""}, "marker_key"),
+        ({"batch": []}, "batch"),
+        ({"batch": batch_of(101, "x")}, "batch"),
+        ({"batch": "hello"}, "batch"),
+        ({"batch": [{"peer_id": "alice", "content": "x"}]}, "batch"),
+        ({"attempts": 0}, "attempts"),
+        ({"pause": -1}, "pause"),
+        ({"session_id": "bad id"}, "session_id"),
+    ],
+)
+def test_a_bad_argument_is_a_config_error_before_anything_is_sent(
+    arguments: dict[str, Any], named: str
+) -> None:
+    with Trap() as trap:
+        client = roncho.Client(trap.url, "w", read_timeout=READ_TIMEOUT)
+        call: dict[str, Any] = {"session_id": "s1", "batch": batch_of(1, "x"), "marker": "t1"}
+        call.update(arguments)
+        with pytest.raises(roncho.ConfigError, match=named):
+            sync_batch(client, call.pop("session_id"), call.pop("batch"), call.pop("marker"),
+                       **call)  # fmt: skip
+        assert trap.connections() == 0
+
+
+def test_the_settle_time_is_the_clients_read_timeout() -> None:
+    client = roncho.Client("http://127.0.0.1:9", "w", read_timeout=2.5)
+    assert delivery.settle_time(client) == 2.5
+    assert delivery.settle_time(client.with_options(read_timeout=7)) == 7
+    assert aio_delivery.settle_time is delivery.settle_time
+
+
+def test_every_fault_of_the_proxy_in_turn_leaves_each_batch_once(fake: FakeHoncho) -> None:
+    """One fault of each kind, in a fixed order, then none: what each turn's record says
+    and that the server holds every batch once, in order."""
+    kinds = ["reset_early", "reset_sent", "reset_answered", "hold", "cut", "refuse"]
+    # The plan goes by write: the resend after reset_early is the next one, let it pass.
+    script = [kinds[0], "pass", *kinds[1:]]
+    client = client_of(fake.url)
+    url = urlsplit(fake.url)
+    upstream = (url.hostname or "", url.port or 0)
+    plan = FaultPlan(script=script)
+    with FaultProxy(upstream, plan, hold=READ_TIMEOUT + 0.5, refuse_for=REFUSAL) as proxy:
+        proxied = roncho.Client(proxy.url, "w", connect_timeout=1.0, read_timeout=READ_TIMEOUT)
+        records = [
+            sync_batch(proxied, "s1", batch_of(n % 3 + 1, f"t{n}"), f"t{n}", pause=0.2,
+                       attempts=20)
+            for n in range(8)
+        ]  # fmt: skip
+    said = [(r.outcome, r.errors) for r in records]
+    assert said[:6] == [
+        ("resent", ("ProtocolError",)),  # reset before the server saw it: looked, sent again
+        ("found", ("ProtocolError",)),  # reset while the server worked: looked, found
+        ("found", ("ProtocolError",)),  # reset after the server answered
+        ("found", ("ReadTimeout",)),  # answer held past the read timeout
+        ("found", ("ProtocolError",)),  # body cut short
+        ("sent", ()),  # answered, then the proxy stops listening
+    ]
+    assert said[6][0] == "resent" and set(said[6][1]) == {"ConnectError"}
+    assert said[7] == ("sent", ())
+    assert dict(proxy.injected) == dict.fromkeys(kinds, 1) and proxy.errors == []
+    expected = [(f"t{n} message {i}", f"t{n}") for n in range(8) for i in range(n % 3 + 1)]
+    assert held(client) == expected
