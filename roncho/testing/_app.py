@@ -100,7 +100,8 @@ class App:
         if route.access == "public" or not self.options.auth:
             return _auth.ADMIN
         header = next((v for k, v in request.headers.items() if k.lower() == "authorization"), None)
-        claims = _auth.decode(self.secret, _auth.bearer_token(header))
+        token = _auth.bearer_token(header)
+        claims = _auth.decode(self.secret, token, refuse_expiring=self.options.refuse_expiring_keys)
         if claims.admin:
             return claims
         if route.access == "admin":

@@ -96,8 +96,12 @@ def mint(
     return encode(secret, claims)
 
 
-def decode(secret: bytes, token: str) -> Claims:
-    """Verify and decode a token; raises `ApiError(401, ...)` with the server's detail."""
+def decode(secret: bytes, token: str, *, refuse_expiring: bool = False) -> Claims:
+    """Verify and decode a token; raises `ApiError(401, ...)` with the server's detail.
+
+    ``refuse_expiring`` copies 3.0.12, which stores ``exp`` as an ISO string
+    (src/routers/keys.py:58-66) that PyJWT's number check fails on, so every key made with
+    ``expires_at`` is ``Invalid JWT`` (src/security.py:105-145); docs/emulator-edges.md."""
     try:
         header_b64, payload_b64, signature_b64 = token.split(".")
         signing_input = f"{header_b64}.{payload_b64}".encode("ascii")
@@ -115,7 +119,7 @@ def decode(secret: bytes, token: str) -> Claims:
     exp = payload.get("exp")
     if exp is not None:
         moment = parse_datetime(exp) if isinstance(exp, str) else None
-        if moment is None:
+        if moment is None or refuse_expiring:
             raise ApiError(401, INVALID)
         if moment <= utcnow():
             raise ApiError(401, EXPIRED)

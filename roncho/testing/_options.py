@@ -50,6 +50,14 @@ class Options:
         "that are not loopback (the emulator has no real security)",
     )
     auth: bool = _option(False, "switch", GROUPS[1], "require keys (AUTH_USE_AUTH=true)")
+    refuse_expiring_keys: bool = _option(
+        False,
+        "switch",
+        GROUPS[1],
+        "copy a 3.0.12 bug: refuse every key made with expires_at as 401 Invalid JWT, whatever "
+        "its expiry (the server stores exp as a string PyJWT cannot read); off, an expiry is "
+        "honoured as the route promises",
+    )
     version: str = _option(
         DEFAULT_VERSION,
         "version",

@@ -252,6 +252,7 @@ class FakeHoncho:
         *,
         allow_remote: bool = False,
         auth: bool = False,
+        refuse_expiring_keys: bool = False,
         version: str = DEFAULT_VERSION,
         workspace_chat: bool | None = None,
         tokens: str = "auto",
@@ -275,6 +276,7 @@ class FakeHoncho:
         self.options = Options(
             allow_remote=allow_remote,
             auth=auth,
+            refuse_expiring_keys=refuse_expiring_keys,
             version=version,
             workspace_chat=workspace_chat,
             tokens=tokens,

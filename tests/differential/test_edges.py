@@ -87,8 +87,10 @@ def known(mode: str) -> dict[str, dict[str, Any]]:
     return {e["step"]: e for e in entries if e["auth"] == mode}
 
 
-def emulator_edges(*, auth: bool) -> list[Outcome]:
-    with FakeHoncho(version=VERSION, flush=True, auth=auth) as fake:
+def emulator_edges(*, auth: bool, refuse_expiring_keys: bool = False) -> list[Outcome]:
+    with FakeHoncho(
+        version=VERSION, flush=True, auth=auth, refuse_expiring_keys=refuse_expiring_keys
+    ) as fake:
         key = fake.admin_key if auth else None
         return run_edges(edge_run(fake.url, key, poll_limit=EMULATOR_POLL_LIMIT))
 
@@ -157,6 +159,20 @@ def test_edges_replay(mode: str) -> None:
         if name in found and found[name] != entry["difference"]
     ]
     assert not problems, f"auth {mode}:\n" + "\n".join(problems)
+
+
+@pytest.mark.timeout(300)
+def test_the_expiring_key_switch_copies_the_server_bug() -> None:
+    """The one deliberate difference a test may need to see has a switch that copies it:
+    with ``refuse_expiring_keys`` every expiring-key step answers as 3.0.12 does, and the
+    rest of the run is unchanged."""
+    real = load("on")
+    plain = emulator_edges(auth=True)
+    copied = emulator_edges(auth=True, refuse_expiring_keys=True)
+    expiring = {name for name in known("on") if "(expiring key)" in name}
+    assert len(expiring) == 4
+    assert set(differences(real, copied)) == set(differences(real, plain)) - expiring
+    assert expiring <= set(differences(real, plain))
 
 
 def test_known_entries_are_well_formed() -> None:

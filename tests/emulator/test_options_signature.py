@@ -37,6 +37,7 @@ def test_the_defaults_make_the_default_options() -> None:
 def test_every_option_reaches_options() -> None:
     given: dict[str, Any] = {
         "auth": True,
+        "refuse_expiring_keys": True,
         "version": "3.0.12",
         "workspace_chat": True,
         "tokens": "estimate",
