@@ -58,7 +58,7 @@ def _wrap_tls(sock: socket.socket, tls: ssl.SSLContext, host: str, what: str) ->
 
 
 class Connection(ConnectionCore):
-    """One open connection carrying one request (a ``network.Stream``); closes on any error."""
+    """One open connection carrying one request; closes on any error."""
 
     def __init__(self, sock: socket.socket, timeouts: Timeouts, what: str) -> None:
         super().__init__(timeouts, what)
