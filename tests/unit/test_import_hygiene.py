@@ -169,6 +169,8 @@ ADD_ONS = (
     "roncho.delivery",
     "roncho.aio.delivery",
     "roncho._auth_hints",
+    "roncho._derivation_wait",
+    "roncho.aio._derivation_wait",
 )
 
 
