@@ -183,11 +183,9 @@ def _fastapi_detail(body: bytes) -> Any:
         return None
     try:
         data = json.loads(body.decode("utf-8"))
-    except (UnicodeDecodeError, ValueError, RecursionError):
+    except (ValueError, RecursionError):  # UnicodeDecodeError is a ValueError
         return None
-    if isinstance(data, dict):
-        return data.get("detail")
-    return None
+    return data.get("detail") if isinstance(data, dict) else None
 
 
 def _short(detail: Any, limit: int = 300) -> str:
