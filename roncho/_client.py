@@ -37,7 +37,7 @@ from ._client_core import (
     ClientCore,
 )
 from ._closing import Closing
-from ._errors import DeadlineExceeded, RonchoError
+from ._errors import RonchoError
 from ._exchange import Exchange
 from ._operations import Pages
 from ._request_checks import MAX_PAGE_SIZE
@@ -1168,7 +1168,7 @@ class Client(ClientCore, Closing):
 
     # END GENERATED methods
 
-    # -- a wait made of many calls (its logic: _derivation, loaded on the first wait) ------
+    # -- a wait made of many calls (its loop and logic: add-ons, loaded on the first wait) --
     def wait_for_derivation(
         self,
         session_id: str,
@@ -1195,30 +1195,11 @@ class Client(ClientCore, Closing):
         seen. Raises what queue_status raises, and DeadlineExceeded only when not one read
         of the session was answered within the deadline.
         """
-        from ._derivation import DerivationOutcome, DerivationWait, Pause  # on first use
+        from ._derivation_wait import wait_for_derivation  # an add-on: loaded by the first wait
 
-        wait = DerivationWait(
-            session_id,
-            since,
-            grace=grace,
-            interval=interval,
-            gates=gates,
-            deadline=deadline,
-            now=time.monotonic(),
+        return wait_for_derivation(
+            self, session_id, since, grace=grace, interval=interval, gates=gates, deadline=deadline
         )
-        while True:
-            step = wait.next(time.monotonic())
-            if isinstance(step, DerivationOutcome):
-                return step
-            if isinstance(step, Pause):
-                time.sleep(step.seconds)
-                continue
-            try:
-                status = self.queue_status(session_id=step.session_id, deadline=step.deadline)
-            except DeadlineExceeded as error:
-                wait.ran_out(error)
-                continue
-            wait.received(step, status)
 
     # -- how every method runs its operation: one connection per call ----------------------
     def _run(self, call: Call[T], deadline: float | None) -> T:

@@ -96,48 +96,25 @@ class ClientCore:
         check_flag(read_only, "read_only")
         if on_call is not None and not callable(on_call):
             raise ConfigError("on_call must be a function of one CallReport, or None")
-        self._init(
-            endpoint,
-            check_id(workspace, "workspace"),
-            check_api_key(api_key),
-            timeouts,
-            max_body,
-            read_only,
-            tls_context() if endpoint.scheme == "https" else None,
-            on_call,
+        _store(
+            self,
+            _endpoint=endpoint,
+            _paths=Paths(endpoint.prefix, check_id(workspace, "workspace")),
+            _key=check_api_key(api_key),
+            _timeouts=timeouts,
+            _max_body=max_body,
+            _read_only=read_only,
+            _tls=tls_context() if endpoint.scheme == "https" else None,
+            _on_call=on_call,
+            _closed=False,
         )
 
-    def _init(
-        self,
-        endpoint: Endpoint,
-        workspace: str,
-        key: bytearray | None,
-        timeouts: Timeouts,
-        max_body: int,
-        read_only: bool,
-        tls: Any,
-        on_call: Callable[[CallReport], object] | None,
-    ) -> None:
-        set_ = object.__setattr__
-        set_(self, "_endpoint", endpoint)
-        set_(self, "_paths", Paths(endpoint.prefix, workspace))
-        set_(self, "_key", key)
-        set_(self, "_timeouts", timeouts)
-        set_(self, "_max_body", max_body)
-        set_(self, "_read_only", read_only)
-        set_(self, "_tls", tls)
-        set_(self, "_on_call", on_call)
-        set_(self, "_closed", False)
-
-    def __setattr__(self, name: str, value: object) -> None:
+    def __setattr__(self, name: str, value: object = None) -> None:
         raise AttributeError(
             f"{self._public_name} is immutable; use with_workspace() or with_options()"
         )
 
-    def __delattr__(self, name: str) -> None:
-        raise AttributeError(
-            f"{self._public_name} is immutable; use with_workspace() or with_options()"
-        )
+    __delattr__ = __setattr__  # deleting is refused in the same words
 
     def __repr__(self) -> str:
         # After close() the key is zeros: "closed" says it is gone, not that one is sent.
@@ -182,9 +159,9 @@ class ClientCore:
         """A client for another workspace. Without ``api_key`` it keeps this key (a copy)."""
         key = check_api_key(api_key) if api_key is not _UNSET else self._copy_key()
         return self._copy(
-            workspace=check_id(workspace, "workspace"),
-            key=key,
-            read_only=self._read_only if read_only is None else read_only,
+            key,
+            _paths=Paths(self._endpoint.prefix, check_id(workspace, "workspace")),
+            _read_only=self._read_only if read_only is None else read_only,
         )
 
     def with_options(
@@ -204,26 +181,19 @@ class ClientCore:
         if max_response_bytes is not None:
             max_body = check_positive_int(max_response_bytes, "max_response_bytes")
         timeouts = Timeouts(connect=connect, read=read)
-        return self._copy(timeouts=timeouts, max_body=max_body, key=self._copy_key())
+        return self._copy(self._copy_key(), _timeouts=timeouts, _max_body=max_body)
 
     def _copy_key(self) -> bytearray | None:
         self._check_open()
         return None if self._key is None else bytearray(self._key)
 
-    def _copy(self: C, **changes: Any) -> C:
+    def _copy(self: C, key: bytearray | None, **changes: Any) -> C:
+        """This client with its own ``key`` and the slots in ``changes``, already checked."""
         self._check_open()  # a copy of a closed client would be closed too: say so now
-        check_flag(changes.get("read_only", False), "read_only")
+        check_flag(changes.get("_read_only", False), "read_only")
         clone = object.__new__(type(self))
-        clone._init(
-            self._endpoint,
-            changes.get("workspace", self.workspace),
-            changes["key"],
-            changes.get("timeouts", self._timeouts),
-            changes.get("max_body", self._max_body),
-            changes.get("read_only", self._read_only),
-            self._tls,
-            self._on_call,
-        )
+        kept = {name: getattr(self, name) for name in ClientCore.__slots__ if name != "_key"}
+        _store(clone, **{**kept, **changes}, _key=key)
         return clone
 
     # -- lifetime --------------------------------------------------------------------------
@@ -271,6 +241,12 @@ class ClientCore:
             raise
         self._ended(exchange.call, exchange, started, None)
         return result
+
+
+def _store(client: ClientCore, **slots: Any) -> None:
+    """Set slots of a client under construction (its ``__setattr__`` refuses every store)."""
+    for name, value in slots.items():
+        object.__setattr__(client, name, value)
 
 
 def _wipe(key: bytearray | None) -> None:

@@ -139,8 +139,8 @@ class UnauthorizedError(StatusError):
 
     ``key_sent`` says whether the request carried a key (never the key itself; ``None`` when
     the error was built without knowing). The message adds, after the server's words, the
-    hint that fits what was sent and what the server said: Honcho 3.0.12 answers every auth
-    failure 401 with one of the details in ``_AUTH_HINTS`` (``src/security.py``).
+    hint that fits what was sent and what the server said (``_auth_hints``, an add-on loaded
+    by the first such error).
     """
 
     def __init__(self, *args: Any, key_sent: bool | None = None, **kwargs: Any) -> None:
@@ -149,53 +149,9 @@ class UnauthorizedError(StatusError):
         super().__init__(*args, **kwargs)
 
     def _describe(self) -> str:
-        return f"{super()._describe()} ({_auth_hint(self.key_sent, self.detail)})"
+        from ._auth_hints import auth_hint  # an add-on: loaded by the first 401 or 403
 
-
-# What to check, by the server's 401 detail (3.0.12's src/security.py), for a sent key.
-_UNREADABLE = (
-    "the server cannot read this client's key: this server's secret did not sign it, as "
-    "with another server's key, or it was cut short when copied"
-)
-_NOT_PERMITTED = (
-    "the server read this client's key, but its scope does not reach this resource: use an "
-    "admin key or one scoped to this workspace; a peer or session key reaches only its own "
-    "peer or session"
-)
-_AUTH_HINTS = {
-    "Invalid JWT": _UNREADABLE,
-    "JWT expired": "this client's key has expired: mint a new one",
-    "Invalid JWT scope: peer/session token missing workspace": (
-        "this client's key names a peer or session but no workspace: mint one with workspace_id"
-    ),
-    "JWT not permissioned for this resource": _NOT_PERMITTED,
-    "Unauthorized access to resource": _NOT_PERMITTED,
-    "Resource requires admin privileges": (
-        "this route needs an admin key, and this client's key is scoped to a workspace, "
-        "peer or session"
-    ),
-    "No access token provided": (
-        "this client sent a key but the server saw none: a proxy between them may drop the "
-        "Authorization header"
-    ),
-}
-
-
-def _auth_hint(key_sent: bool | None, detail: Any) -> str:
-    """The hint for a 401/403: what was sent first, then what the server said."""
-    if key_sent is False:
-        return (
-            "this client has no api_key, so it sent no key, and the server wants one: pass an "
-            "admin key or one scoped to this workspace"
-        )
-    hint = _AUTH_HINTS.get(detail) if isinstance(detail, str) else None
-    if key_sent and hint is not None:
-        return hint
-    return (
-        "check this client's api_key: None sends no key; the key must be valid for this "
-        "server and an admin key or one scoped to this workspace, reaching this peer or "
-        "session"
-    )
+        return f"{super()._describe()} ({auth_hint(self.key_sent, self.detail)})"
 
 
 class WorkspaceBusyError(StatusError):
@@ -227,11 +183,9 @@ def _fastapi_detail(body: bytes) -> Any:
         return None
     try:
         data = json.loads(body.decode("utf-8"))
-    except (UnicodeDecodeError, ValueError, RecursionError):
+    except (ValueError, RecursionError):  # UnicodeDecodeError is a ValueError
         return None
-    if isinstance(data, dict):
-        return data.get("detail")
-    return None
+    return data.get("detail") if isinstance(data, dict) else None
 
 
 def _short(detail: Any, limit: int = 300) -> str:

@@ -2,10 +2,11 @@
 and the wording of every connection failure.
 
 ``_transport`` (blocking sockets) and ``aio._transport`` (the event loop's socket methods)
-each implement ``Stream`` / ``AsyncStream`` and each has a ``connect()`` that returns one;
-both import only this module, never each other. The clients drive a connection the same
-way: ``send`` the request, then ``read`` until the exchange has its answer, then ``close``
-(given the ``room`` the exchange offers, a body of known length is read into its buffer).
+each has a ``connect()`` that returns its connection (``Connection``, ``AsyncConnection``,
+both a ``ConnectionCore``); both import only this module, never each other. The clients
+drive a connection the same way: ``send`` the request, then ``read`` until the exchange has
+its answer, then ``close`` (given the ``room`` the exchange offers, a body of known length
+is read into its buffer).
 
 ``Timeouts`` holds every clock of a call: the connect timeout, the idle read timeout ("no
 byte for N seconds") and the optional total ``deadline``. Each transport asks it, before
@@ -17,7 +18,7 @@ from __future__ import annotations
 import socket
 import time
 from collections.abc import Callable, Iterator
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any
 
 from ._checks import Endpoint
 from ._errors import (
@@ -42,26 +43,6 @@ RECV_BYTES = 64 * 1024
 # a client of its own a socket whose connect() or sendall() misbehaves (a blackholed
 # address, a reset on send) instead of patching ``socket.socket`` for the whole process.
 SocketFactory = Callable[[int, int, int], socket.socket]
-
-
-class Stream(Protocol):
-    """One open connection carrying one request (``_transport.Connection``)."""
-
-    request_sent: bool  # true from the moment a byte of the request may have left
-
-    def send(self, data: bytes | bytearray) -> None: ...
-    def read(self, room: memoryview | None = None) -> bytes | int: ...
-    def close(self) -> None: ...
-
-
-class AsyncStream(Protocol):
-    """``Stream`` for asyncio (``aio._transport.AsyncConnection``)."""
-
-    request_sent: bool
-
-    async def send(self, data: bytes | bytearray) -> None: ...
-    async def read(self, room: memoryview | None = None) -> bytes | int: ...
-    def close(self) -> None: ...
 
 
 # -- the clocks --------------------------------------------------------------------------

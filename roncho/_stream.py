@@ -20,7 +20,7 @@ from ._closing import Closing
 from ._errors import ConfigError
 from ._exchange import Exchange
 from ._models import ChatAnswer, ChatChunk, Evidence
-from ._network import Stream
+from ._transport import Connection
 
 __all__ = ["ChatStream"]
 
@@ -36,7 +36,7 @@ class ChatStream(Closing):
 
     def __init__(
         self,
-        connection: Stream,
+        connection: Connection,
         exchange: Exchange[Any],
         ended: Callable[[BaseException | None], None] | None = None,
     ) -> None:

@@ -58,7 +58,7 @@ def _wrap_tls(sock: socket.socket, tls: ssl.SSLContext, host: str, what: str) ->
 
 
 class Connection(ConnectionCore):
-    """One open connection carrying one request (a ``network.Stream``); closes on any error."""
+    """One open connection carrying one request; closes on any error."""
 
     def __init__(self, sock: socket.socket, timeouts: Timeouts, what: str) -> None:
         super().__init__(timeouts, what)
@@ -69,11 +69,13 @@ class Connection(ConnectionCore):
         if sock is not None:
             sock.close()
 
-    def _settimeout(self) -> bool:
+    def _ready(self) -> tuple[socket.socket, bool]:
+        """The open socket, its timeout set for the next send or read, and whether the
+        deadline binds."""
         seconds, by_deadline = self._wait_for()
         assert self._sock is not None
         self._sock.settimeout(seconds)
-        return by_deadline
+        return self._sock, by_deadline
 
     def send(self, data: bytes | bytearray) -> None:
         # ``data`` holds the Authorization header. A frame keeps its locals after it
@@ -82,10 +84,9 @@ class Connection(ConnectionCore):
         failure: RonchoError | None = None
         by_deadline = False
         try:
-            by_deadline = self._settimeout()
+            sock, by_deadline = self._ready()
             self.request_sent = True  # from here on, bytes may have reached the server
-            assert self._sock is not None
-            self._sock.sendall(data)
+            sock.sendall(data)
         except OSError as exc:
             failure = self._send_failed(exc, by_deadline)
         finally:
@@ -98,10 +99,7 @@ class Connection(ConnectionCore):
         or 0 once the server has closed)."""
         by_deadline = False
         try:
-            by_deadline = self._settimeout()
-            assert self._sock is not None
-            if room is None:
-                return self._sock.recv(network.RECV_BYTES)
-            return self._sock.recv_into(room)
+            sock, by_deadline = self._ready()
+            return sock.recv(network.RECV_BYTES) if room is None else sock.recv_into(room)
         except OSError as exc:
             raise self._read_failed(exc, by_deadline) from None

@@ -25,7 +25,6 @@ SUBSTITUTIONS = (
     ("AsyncClient", "Client"),
     ("AsyncChatStream", "ChatStream"),
     ("AsyncConnection", "Connection"),
-    ("AsyncStream", "Stream"),
     ("AsyncClosing", "Closing"),
     ("AsyncIterator", "Iterator"),
     ("StopAsyncIteration", "StopIteration"),

@@ -17,8 +17,9 @@ asyncio twins); hand-written is the rest.
   input records send, checked against the server's limits (beside the catalogue, not in
   it, because the records use it too), hand-written lines;
 - add-ons: the modules beside the call path, which no call passes through and ``import
-  roncho`` does not load (``ADD_ONS``: the deriver wait, webhooks, the scratch workspace,
-  the pytest plugin, the on_call reports, the delivery function), hand-written lines;
+  roncho`` does not load (``ADD_ONS``: the deriver wait's rules and loop, webhooks, the
+  scratch workspace, the pytest plugin, the on_call reports, the delivery function, the
+  401/403 hints), hand-written lines;
 - engine: the hand-written core minus the catalogue (``roncho/_operations/``), its request
   checks, the models and the add-ons: what every call runs through, both halves; held to
   3,200 lines;
@@ -109,6 +110,9 @@ ADD_ONS = (
     "_delivery.py",
     "delivery.py",
     "aio/delivery.py",
+    "_auth_hints.py",
+    "_derivation_wait.py",
+    "aio/_derivation_wait.py",
 )
 
 

@@ -53,6 +53,9 @@ STREAM = REPO / "roncho" / "_stream.py"
 # The delivery add-on's loop (roncho/aio/delivery.py), written once the same way.
 ASYNC_DELIVERY = REPO / "roncho" / "aio" / "delivery.py"
 DELIVERY = REPO / "roncho" / "delivery.py"
+# The deriver wait's loop (roncho/aio/_derivation_wait.py), the same way.
+ASYNC_DERIVATION_WAIT = REPO / "roncho" / "aio" / "_derivation_wait.py"
+DERIVATION_WAIT = REPO / "roncho" / "_derivation_wait.py"
 METHODS = (
     "    # BEGIN GENERATED methods (scripts/render_clients.py)\n",
     "    # END GENERATED methods\n",
@@ -390,7 +393,8 @@ def written(ops: list[Operation]) -> dict[Path, str]:
     """Every file this script writes, with the text it should hold."""
     read = lambda path: path.read_text(encoding="utf-8")  # noqa: E731
     async_client = render("async", read(ASYNC_CLIENT), ops)
-    stale = unused([async_client, read(ASYNC_STREAM), read(ASYNC_DELIVERY)])
+    twins = [read(ASYNC_STREAM), read(ASYNC_DELIVERY), read(ASYNC_DERIVATION_WAIT)]
+    stale = unused([async_client, *twins])
     if stale:
         raise SystemExit(f"scripts/_unasync.py: no asyncio module holds {stale}: drop them")
     return {
@@ -398,6 +402,7 @@ def written(ops: list[Operation]) -> dict[Path, str]:
         CLIENT: render("sync", blocking(ASYNC_CLIENT, async_client), ops),
         STREAM: blocking(ASYNC_STREAM, read(ASYNC_STREAM)),
         DELIVERY: blocking(ASYNC_DELIVERY, read(ASYNC_DELIVERY)),
+        DERIVATION_WAIT: blocking(ASYNC_DERIVATION_WAIT, read(ASYNC_DERIVATION_WAIT)),
         PACKAGE: package(read(PACKAGE)),
     }
 

@@ -18,7 +18,6 @@ GENERATED markers; edit the operation, not the method, and run the script).
 
 from __future__ import annotations
 
-import asyncio
 import time
 from collections.abc import AsyncIterator
 from functools import partial
@@ -36,7 +35,7 @@ from .._client_core import (
     ClientCore,
 )
 from .._closing import AsyncClosing
-from .._errors import DeadlineExceeded, RonchoError
+from .._errors import RonchoError
 from .._exchange import Exchange
 from .._operations import Pages
 from .._request_checks import MAX_PAGE_SIZE
@@ -1199,7 +1198,7 @@ class AsyncClient(ClientCore, AsyncClosing):
 
     # END GENERATED methods
 
-    # -- a wait made of many calls (its logic: _derivation, loaded on the first wait) ------
+    # -- a wait made of many calls (its loop and logic: add-ons, loaded on the first wait) --
     async def wait_for_derivation(
         self,
         session_id: str,
@@ -1226,30 +1225,11 @@ class AsyncClient(ClientCore, AsyncClosing):
         seen. Raises what queue_status raises, and DeadlineExceeded only when not one read
         of the session was answered within the deadline.
         """
-        from .._derivation import DerivationOutcome, DerivationWait, Pause  # on first use
+        from ._derivation_wait import wait_for_derivation  # an add-on: loaded by the first wait
 
-        wait = DerivationWait(
-            session_id,
-            since,
-            grace=grace,
-            interval=interval,
-            gates=gates,
-            deadline=deadline,
-            now=time.monotonic(),
+        return await wait_for_derivation(
+            self, session_id, since, grace=grace, interval=interval, gates=gates, deadline=deadline
         )
-        while True:
-            step = wait.next(time.monotonic())
-            if isinstance(step, DerivationOutcome):
-                return step
-            if isinstance(step, Pause):
-                await asyncio.sleep(step.seconds)
-                continue
-            try:
-                status = await self.queue_status(session_id=step.session_id, deadline=step.deadline)
-            except DeadlineExceeded as error:
-                wait.ran_out(error)
-                continue
-            wait.received(step, status)
 
     # -- how every method runs its operation: one connection per call ----------------------
     async def _run(self, call: Call[T], deadline: float | None) -> T:

@@ -18,7 +18,7 @@ from .._closing import AsyncClosing
 from .._errors import ConfigError
 from .._exchange import Exchange
 from .._models import ChatAnswer, ChatChunk, Evidence
-from .._network import AsyncStream
+from ._transport import AsyncConnection
 
 __all__ = ["AsyncChatStream"]
 
@@ -34,7 +34,7 @@ class AsyncChatStream(AsyncClosing):
 
     def __init__(
         self,
-        connection: AsyncStream,
+        connection: AsyncConnection,
         exchange: Exchange[Any],
         ended: Callable[[BaseException | None], None] | None = None,
     ) -> None:

@@ -87,8 +87,7 @@ class _Tls:
 
 
 class AsyncConnection(ConnectionCore):
-    """One open connection carrying one request (a ``network.AsyncStream``); closes on any
-    error or cancellation."""
+    """One open connection carrying one request; closes on any error or cancellation."""
 
     def __init__(self, sock: socket.socket, timeouts: Timeouts, what: str) -> None:
         super().__init__(timeouts, what)

@@ -168,6 +168,9 @@ ADD_ONS = (
     "roncho._delivery",
     "roncho.delivery",
     "roncho.aio.delivery",
+    "roncho._auth_hints",
+    "roncho._derivation_wait",
+    "roncho.aio._derivation_wait",
 )
 
 
@@ -187,9 +190,9 @@ def _fresh(code: str) -> str:
 
 def test_import_loads_no_add_on_and_no_asyncio() -> None:
     """``import roncho`` loads none of the add-ons (the deriver wait, webhooks, the scratch
-    workspace, the pytest plugin, the on_call reports, the delivery function) and not asyncio;
-    an add-on loads on first use, and the deriver wait's records and CallReport keep their
-    public names."""
+    workspace, the pytest plugin, the on_call reports, the delivery function, the 401/403
+    hints) and not asyncio; an add-on loads on first use, and the deriver wait's records and
+    CallReport keep their public names."""
     code = "import json, sys, roncho\nprint(roncho.__file__, json.dumps(sorted(sys.modules)))"
     where, modules = _fresh(code).split(" ", 1)
     loaded = set(json.loads(modules))
@@ -207,6 +210,14 @@ def test_import_loads_no_add_on_and_no_asyncio() -> None:
         "      'roncho._scratch' in sys.modules, 'roncho._reports' in sys.modules)"
     )
     assert used.split() == ["roncho", "roncho", "roncho", "True", "True", "True"]
+    hinted = _fresh(
+        "import sys, roncho\n"
+        "error = roncho.StatusError(404, 'GET', '/v3/x')\n"
+        "print('roncho._auth_hints' in sys.modules)\n"
+        "error = roncho.UnauthorizedError(401, 'GET', '/v3/x', key_sent=False)\n"
+        "print('roncho._auth_hints' in sys.modules, 'no api_key' in str(error))"
+    )
+    assert hinted.split() == ["False", "True", "True"]
 
 
 def test_hashlib_loads_with_the_first_upload_body() -> None:

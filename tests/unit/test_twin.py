@@ -22,6 +22,7 @@ TWINS = {
     "roncho/_client.py": "roncho/aio/_client.py",
     "roncho/_stream.py": "roncho/aio/_stream.py",
     "roncho/delivery.py": "roncho/aio/delivery.py",
+    "roncho/_derivation_wait.py": "roncho/aio/_derivation_wait.py",
 }
 
 
