@@ -456,9 +456,7 @@ def test_a_batch_renders_as_each_message_checked(batch: list[MessageCreate]) -> 
 def test_a_batch_renders_as_each_conclusion_checked(batch: list[ConclusionCreate]) -> None:
     expected = _slow_batch(batch, "conclusions")
     try:
-        got: list[dict[str, Any]] | str = render_batch(
-            batch, ConclusionCreate, "conclusions", "op"
-        )
+        got: list[dict[str, Any]] | str = render_batch(batch, ConclusionCreate, "conclusions", "op")
     except ConfigError as exc:
         got = str(exc)
     assert got == expected
