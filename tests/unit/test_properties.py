@@ -501,7 +501,7 @@ def test_a_message_in_a_batch_of_conclusions_is_refused() -> None:
         render_batch([MessageCreate("alice", "hi")], ConclusionCreate, "conclusions", "op")
 
 
-# -- the one speed path: a well-formed message read in one pass ---------------------------
+# -- the decoding speed path: a well-formed message read in one pass ----------------------
 FIELDS = (
     "id",
     "content",
