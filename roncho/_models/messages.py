@@ -98,6 +98,18 @@ class Message(Record):
 # (scripts/render_records.py), so a field added there is read here too;
 # tests/unit/test_properties.py holds it to the Fields reading on generated messages.
 # BEGIN GENERATED fast path: Message (scripts/render_records.py)
+# Each field's slot setter: a record refuses assignment, and its slot's own __set__
+# stores past that refusal at about half the cost of object.__setattr__ (``store``).
+_store_message_id = Message.__dict__["id"].__set__
+_store_message_content = Message.__dict__["content"].__set__
+_store_message_peer_id = Message.__dict__["peer_id"].__set__
+_store_message_session_id = Message.__dict__["session_id"].__set__
+_store_message_created_at = Message.__dict__["created_at"].__set__
+_store_message_metadata = Message.__dict__["metadata"].__set__
+_store_message_workspace_id = Message.__dict__["workspace_id"].__set__
+_store_message_token_count = Message.__dict__["token_count"].__set__
+
+
 def _well_formed_message(data: object) -> Message | None:
     """The speed path of Message.from_json, written from its reads by
     scripts/render_records.py: a value whose every field is as it should be is read in
@@ -133,14 +145,14 @@ def _well_formed_message(data: object) -> Message | None:
     if token_count is not None and type(token_count) is not int:
         return None
     message = object.__new__(Message)
-    store(message, "id", id_)
-    store(message, "content", content)
-    store(message, "peer_id", peer_id)
-    store(message, "session_id", session_id)
-    store(message, "created_at", created_at)
-    store(message, "metadata", metadata)
-    store(message, "workspace_id", workspace_id)
-    store(message, "token_count", token_count)
+    _store_message_id(message, id_)
+    _store_message_content(message, content)
+    _store_message_peer_id(message, peer_id)
+    _store_message_session_id(message, session_id)
+    _store_message_created_at(message, created_at)
+    _store_message_metadata(message, metadata)
+    _store_message_workspace_id(message, workspace_id)
+    _store_message_token_count(message, token_count)
     return message
 
 
