@@ -31,6 +31,8 @@ from harness import HERE, REPO, interpreters, machine
 from server import Server
 
 RESULTS = HERE / "RESULTS.md"
+# What --only can pick: benchmarks 2 and 5 come from the same runs, as do 6 and 6b.
+PARTS = ("import", "calls", "large", "stream", "async")
 RUNS_MARKER = "<!-- newest run first; run.py --write-results inserts below this line -->"
 
 
@@ -51,6 +53,13 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
         type=Path,
         metavar="DIR",
         help="also run the roncho package in DIR, side by side, as contender roncho-alt",
+    )
+    parser.add_argument(
+        "--only",
+        action="append",
+        choices=PARTS,
+        metavar="PART",
+        help=f"run only this part (repeatable; one of {', '.join(PARTS)}; 'calls' is 2 and 5)",
     )
     parser.add_argument(
         "--write-results",
@@ -76,49 +85,59 @@ def main(argv: list[str]) -> int:
     header = machine(interp)
     sections: list[tuple[str, str]] = []
     goals: list[str] = []
+    parts = set(args.only or PARTS)
 
     def step(title: str) -> None:
         print(f"[{time.perf_counter() - started:6.1f} s] {title} ...", file=sys.stderr, flush=True)
 
-    step("1 import cost")
-    imports = bench_import.run(interp, rounds=rounds, repeats=2 if smoke else 5)
-    text, g = bench_import.report(imports)
-    sections.append(("1. Import cost", text))
-    goals += g
+    if "import" in parts:
+        step("1 import cost")
+        imports = bench_import.run(interp, rounds=rounds, repeats=2 if smoke else 5)
+        text, g = bench_import.report(imports)
+        sections.append(("1. Import cost", text))
+        goals += g
 
     stream_count, stream_pause = (8, 20) if smoke else (20, 20)
     with Server() as server:
-        step("2 + 5 per-call cost and scale")
-        calls = bench_calls.run(server, interp, rounds, smoke)
-        text, g = bench_calls.report_calls(calls)
-        sections.append(
-            ("2. Per call on loopback (us per call, median [min-max] over rounds)", text)
-        )
+        if "calls" in parts:
+            step("2 + 5 per-call cost and scale")
+            calls = bench_calls.run(server, interp, rounds, smoke)
+            text, g = bench_calls.report_calls(calls)
+            sections.append(
+                ("2. Per call on loopback (us per call, median [min-max] over rounds)", text)
+            )
+            goals += g
+        if "large" in parts:
+            step("3 large answers")
+            large = bench_large.run(server, interp, rounds if not smoke else 1, smoke)
+            text, g = bench_large.report(large, server)
+            sections.append(("3. Large answers", text))
+            goals += g
+        if "stream" in parts:
+            step("4 streaming")
+            stream = bench_stream.run(server, interp, rounds, stream_count, stream_pause)
+            text, g = bench_stream.report(stream, stream_count, stream_pause)
+            sections.append(("4. Streaming (SSE) delay", text))
+            goals += g
+        if "calls" in parts:
+            sections.append(
+                ("5. Scale: batch size and answer size", bench_calls.report_scale(calls, server))
+            )
+        if "async" in parts:
+            step("6 asyncio client")
+            async_calls = bench_async.run(server, interp, rounds, smoke)
+            text, g = bench_async.report(async_calls)
+            sections.append(("6. asyncio client, per call (us per call, median [min-max])", text))
+            goals += g
+    if "async" in parts:
+        step("6 asyncio client, load run on the emulator")
+        text, g = bench_async.report_load(bench_async.run_load(interp, smoke))
+        sections.append(("6b. asyncio load: 1,000 calls, 50 in flight, on the emulator", text))
         goals += g
-        step("3 large answers")
-        large = bench_large.run(server, interp, rounds if not smoke else 1, smoke)
-        text, g = bench_large.report(large, server)
-        sections.append(("3. Large answers", text))
-        goals += g
-        step("4 streaming")
-        stream = bench_stream.run(server, interp, rounds, stream_count, stream_pause)
-        text, g = bench_stream.report(stream, stream_count, stream_pause)
-        sections.append(("4. Streaming (SSE) delay", text))
-        goals += g
-        sections.append(
-            ("5. Scale: batch size and answer size", bench_calls.report_scale(calls, server))
-        )
-        step("6 asyncio client")
-        async_calls = bench_async.run(server, interp, rounds, smoke)
-        text, g = bench_async.report(async_calls)
-        sections.append(("6. asyncio client, per call (us per call, median [min-max])", text))
-        goals += g
-    step("6 asyncio client, load run on the emulator")
-    text, g = bench_async.report_load(bench_async.run_load(interp, smoke))
-    sections.append(("6b. asyncio load: 1,000 calls, 50 in flight, on the emulator", text))
-    goals += g
     elapsed = time.perf_counter() - started
     mode = "smoke (1 short round)" if smoke else f"full, {rounds} rounds"
+    if args.only:
+        mode += "; only " + ", ".join(p for p in PARTS if p in parts)
     header.append(f"mode: {mode}; took {elapsed:.0f} s")
     body = render(header, sections, goals)
     print(body)

@@ -25,7 +25,8 @@ every import, which cost most of ``import roncho``):
 A record without markers gets them, and its text, after its last field. Also the one speed
 path of a decoder: between ``BEGIN GENERATED fast path: Message`` and its end marker, the
 function ``_well_formed_message``, written from the reads of ``Message.from_json``
-(``id=f.text("id")``, ...): the same reads, as one ``type(...) is`` test each. Everything
+(``id=f.text("id")``, ...): the same reads, as one ``type(...) is`` test each, and the
+fields stored through their slots' own setters (``_store_message_id``, ...). Everything
 outside the markers is hand-written and left as it is. Standard library only (``ast``):
 nothing is imported.
 """
@@ -238,7 +239,13 @@ def fast_path(record: Record) -> list[str]:
     reads = _reads(record)
     function = "_well_formed_" + re.sub(r"(?<!^)([A-Z])", r"_\1", record.name).lower()
     variable = function.removeprefix("_well_formed_")
+    setters = {name: f"_store_{variable}_{name}" for name, _, _ in reads}
     lines = [
+        "# Each field's slot setter: a record refuses assignment, and its slot's own __set__",
+        "# stores past that refusal at about half the cost of object.__setattr__ (``store``).",
+        *(f'{setters[name]} = {record.name}.__dict__["{name}"].__set__' for name, _, _ in reads),
+        "",
+        "",
         f"def {function}(data: object) -> {record.name} | None:",
         f'    """The speed path of {record.name}.from_json, written from its reads by',
         "    scripts/render_records.py: a value whose every field is as it should be is read in",
@@ -266,7 +273,7 @@ def fast_path(record: Record) -> list[str]:
         lines += [f"    if {test}:", "        return None"]
     lines.append(f"    {variable} = object.__new__({record.name})")
     for name, _, _ in reads:
-        lines.append(f'    store({variable}, "{name}", {_local(name)})')
+        lines.append(f"    {setters[name]}({variable}, {_local(name)})")
     lines.append(f"    return {variable}")
     return lines
 

@@ -423,17 +423,28 @@ messages = st.builds(
 )
 
 
-def _slow_batch(batch: list[MessageCreate]) -> list[dict[str, Any]] | str:
+conclusions = st.builds(
+    ConclusionCreate,
+    content=contents,
+    observer_id=peer_ids,
+    observed_id=peer_ids,
+    session_id=st.none() | peer_ids,
+)
+
+
+def _slow_batch(batch: list[Any], what: str) -> list[dict[str, Any]] | str:
+    """Every item through all of its checks (``_checked_json``), none through the speed
+    path (``_plain_json``)."""
     try:
-        return [m.to_json(f"messages[{i}]") for i, m in enumerate(batch)]
+        return [m._checked_json(f"{what}[{i}]") for i, m in enumerate(batch)]
     except ConfigError as exc:
         return str(exc)
 
 
 @given(st.lists(messages, min_size=1, max_size=5))
-def test_a_batch_renders_as_each_message_to_json(batch: list[MessageCreate]) -> None:
-    """The same bodies, or the same refusal, as each message's own to_json."""
-    expected = _slow_batch(batch)
+def test_a_batch_renders_as_each_message_checked(batch: list[MessageCreate]) -> None:
+    """The same bodies, or the same refusal, as each message's every check."""
+    expected = _slow_batch(batch, "messages")
     try:
         got: list[dict[str, Any]] | str = render_batch(batch, MessageCreate, "messages", "op")
     except ConfigError as exc:
@@ -441,12 +452,56 @@ def test_a_batch_renders_as_each_message_to_json(batch: list[MessageCreate]) -> 
     assert got == expected
 
 
+@given(st.lists(conclusions, min_size=1, max_size=5))
+def test_a_batch_renders_as_each_conclusion_checked(batch: list[ConclusionCreate]) -> None:
+    expected = _slow_batch(batch, "conclusions")
+    try:
+        got: list[dict[str, Any]] | str = render_batch(batch, ConclusionCreate, "conclusions", "op")
+    except ConfigError as exc:
+        got = str(exc)
+    assert got == expected
+
+
+@given(st.one_of(messages, conclusions))
+def test_the_speed_path_gives_what_every_check_gives(
+    item: MessageCreate | ConclusionCreate,
+) -> None:
+    """``_plain_json`` answers only what ``_checked_json`` accepts, with the same body, key
+    order included; ``to_json`` is the same as the checks, refusal text included."""
+    try:
+        checked: dict[str, Any] | str = item._checked_json("x")
+    except ConfigError as exc:
+        checked = str(exc)
+    plain = item._plain_json()
+    if plain is not None:
+        assert isinstance(checked, dict)
+        assert list(plain.items()) == list(checked.items())
+    try:
+        whole: dict[str, Any] | str = item.to_json("x")
+    except ConfigError as exc:
+        whole = str(exc)
+    assert whole == checked
+
+
+def test_the_speed_path_takes_the_common_inputs() -> None:
+    """What a batch mostly is goes through ``_plain_json`` (else it would speed nothing)."""
+    assert MessageCreate("alice", "hi")._plain_json() == {"peer_id": "alice", "content": "hi"}
+    assert ConclusionCreate("c", "a", "b", "s")._plain_json() == {
+        "content": "c",
+        "observer_id": "a",
+        "observed_id": "b",
+        "session_id": "s",
+    }
+    assert MessageCreate("alice", "hé")._plain_json() is None  # non-ASCII: the checks decide
+    assert MessageCreate("alice", "hi", metadata={})._plain_json() is None
+
+
 def test_a_message_in_a_batch_of_conclusions_is_refused() -> None:
     with pytest.raises(ConfigError, match=r"^conclusions\[0\] must be a ConclusionCreate$"):
         render_batch([MessageCreate("alice", "hi")], ConclusionCreate, "conclusions", "op")
 
 
-# -- the one speed path: a well-formed message read in one pass ---------------------------
+# -- the decoding speed path: a well-formed message read in one pass ----------------------
 FIELDS = (
     "id",
     "content",
