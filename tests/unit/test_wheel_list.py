@@ -15,10 +15,12 @@ sys.path.insert(0, str(ROOT / "scripts"))
 
 import wheel_smoke  # noqa: E402
 
+import roncho  # noqa: E402
+
 LIBRARY = frozenset(
     {"roncho/__init__.py", "roncho/py.typed", "roncho/_client.py", "roncho/testing/__init__.py"}
 )
-INFO = "roncho-0.4.0.dist-info"
+INFO = f"roncho-{roncho.__version__}.dist-info"
 
 
 def _wheel(*extra: str, without: str = "") -> list[str]:

@@ -15,6 +15,6 @@ def test_probe_round_trip_sends_exact_get() -> None:
         b"GET /health HTTP/1.1\r\n"
         b"Host: 127.0.0.1:%d\r\n"
         b"Accept: application/json\r\n"
-        b"User-Agent: roncho/0.4.0\r\n"
-        b"Connection: close\r\n\r\n" % server.port
+        b"User-Agent: roncho/%s\r\n"
+        b"Connection: close\r\n\r\n" % (server.port, roncho.__version__.encode())
     )
