@@ -38,6 +38,7 @@ import io
 import json
 import random
 import re
+import shlex
 import subprocess
 import sys
 import time
@@ -130,7 +131,7 @@ def main(argv: list[str]) -> int:
         print("mutation.py: no mutant matches", file=sys.stderr)
         return 2
     print(f"mutation.py: testing {len(chosen)} of {len(every)} mutants", flush=True)
-    command = [args.mutmut, "run"]
+    command = [*shlex.split(args.mutmut), "run"]
     if args.jobs:
         command += ["--max-children", str(args.jobs)]
     codes = read_codes()
@@ -236,7 +237,11 @@ def generate(mutmut: str) -> None:
     """mutmut writes the mutants and the test map; the empty filter then stops it (its
     exit status says "nothing matches", which is what step 1 asks for)."""
     run = subprocess.run(
-        [mutmut, "run", NOTHING], cwd=ROOT, check=False, capture_output=True, text=True
+        [*shlex.split(mutmut), "run", NOTHING],
+        cwd=ROOT,
+        check=False,
+        capture_output=True,
+        text=True,
     )
     if not (MUTANTS / "mutmut-stats.json").exists() or "nothing matches" not in run.stderr:
         sys.stdout.write(run.stdout[-4000:])
@@ -274,7 +279,7 @@ def read_judged() -> dict[str, Judged]:
 def show(mutmut: str, name: str) -> tuple[list[str], list[str]]:
     """The lines the mutant removes and adds (mutmut's own diff)."""
     out = subprocess.run(
-        [mutmut, "show", name], cwd=ROOT, check=False, capture_output=True, text=True
+        [*shlex.split(mutmut), "show", name], cwd=ROOT, check=False, capture_output=True, text=True
     ).stdout
     lines = out.splitlines()
     removed = [x[1:] for x in lines if x.startswith("-") and not x.startswith("---")]
