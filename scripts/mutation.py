@@ -259,7 +259,8 @@ def read_codes() -> dict[str, int | None]:
 def module_of(name: str) -> str:
     """``roncho._http.x_build_request__mutmut_3`` -> ``roncho/_http.py``."""
     dotted = name.split(".x", 1)[0] if ".x_" in name or ".xǁ" in name else name
-    return dotted.replace(".", "/") + ".py"
+    path = dotted.replace(".", "/")
+    return path + "/__init__.py" if (ROOT / path).is_dir() else path + ".py"
 
 
 def read_judged() -> dict[str, Judged]:

@@ -162,3 +162,11 @@ def test_a_part_must_take_whole_modules() -> None:
     every = ["roncho.webhooks.x_sign__mutmut_1", "roncho.webhooks.x_verify__mutmut_1"]
     assert mutation.split_modules(every[:1], every) == ["roncho/webhooks.py"]
     assert mutation.split_modules(every, every) == []
+
+
+def test_a_packages_own_mutants_are_of_its_init() -> None:
+    mutation = load()
+    assert mutation.module_of("roncho.x___getattr____mutmut_1") == "roncho/__init__.py"
+    assert mutation.module_of("roncho.aio._client.xǁAsyncClientǁ_run__mutmut_2") == (
+        "roncho/aio/_client.py"
+    )
