@@ -1,12 +1,15 @@
-"""Mutation testing of roncho's safety modules, and the dated score it writes.
+"""Mutation testing of roncho's hand-written modules, and the dated score it writes.
 
 Run through ``scripts/mutation.sh`` (which clears ``mutants/`` and picks the venv). Steps:
 
 1. ``mutmut run`` with a filter that matches nothing: mutmut copies the tree into
    ``mutants/``, writes every mutant, and runs the fast tests once to learn which tests
    reach which function (``[tool.mutmut]`` in pyproject.toml says which modules and tests).
-2. The mutants to test: all of them (``--all``) or a seeded sample (``--sample N --seed S``),
-   drawn from the sorted list of names, so a seed names the same sample on the same code.
+2. The mutants to test: all of them (``--all``), a seeded sample (``--sample N --seed S``),
+   drawn from the sorted list of names, so a seed names the same sample on the same code, or
+   those that match patterns (``'roncho.webhooks.*'``). The mutants of generated methods
+   (between a module's ``BEGIN GENERATED`` and ``END GENERATED`` markers; their generator's
+   ``--check`` holds that text) are left out of all three.
 3. ``mutmut run NAME...`` on those; each result is read back from mutmut's ``.meta`` files.
 4. Each survivor is sorted into one of three kinds:
    - *equivalent*: listed in ``mutation/judged.txt`` as ``equivalent`` with why;
@@ -18,7 +21,13 @@ Run through ``scripts/mutation.sh`` (which clears ``mutants/`` and picks the ven
      equivalent; one no test here can reach may be listed as behavioural with why).
 5. A dated section is added to the top of ``mutation/RESULTS.md``: per module, the mutants
    tested, killed (a timeout counts: the tests noticed), and the three kinds of survivor, then
-   the survivors by name with their one-line change.
+   the survivors by name with their one-line change, and how long the run took. Patterns
+   write a section only with ``--part``, and a part must take whole modules.
+6. The table at the top of ``mutation/RESULTS.md`` is written again from every section: per
+   module, its newest whole-module row (of a run of all mutants or of a part), marked stale
+   when the module changed since, and the modules no such run has covered yet, with their
+   mutants and an estimate of the time at the measured rate. The whole set is too long
+   for one sitting on 2 cores, so it is run in parts and read here as one.
 """
 
 from __future__ import annotations
@@ -29,8 +38,10 @@ import io
 import json
 import random
 import re
+import shlex
 import subprocess
 import sys
+import time
 import tokenize
 from collections import Counter
 from dataclasses import dataclass
@@ -42,6 +53,8 @@ RESULTS = ROOT / "mutation" / "RESULTS.md"
 JUDGED = ROOT / "mutation" / "judged.txt"
 NOTHING = "no-mutant-has-this-name"  # the filter of step 1
 HEADER = "# Mutation scores\n"
+LATEST_BEGIN = "<!-- BEGIN newest whole-module rows (scripts/mutation.py) -->"
+LATEST_END = "<!-- END newest whole-module rows -->"
 INTRO = (
     "Written by `scripts/mutation.sh` (newest first); how to read it: `docs/mutation.md`.\n"
     "Killed includes timeouts. Survivors are equivalent (changes nothing observable, listed\n"
@@ -83,14 +96,33 @@ def main(argv: list[str]) -> int:
         help="with --again: keep to the mutants of the sample that have a result (a run "
         "stopped before its end)",
     )
-    parser.add_argument("names", nargs="*", help="test only these mutants (no RESULTS entry)")
+    parser.add_argument(
+        "--part",
+        action="store_true",
+        help="with patterns: write their section as a part of the whole set (whole modules only)",
+    )
+    parser.add_argument(
+        "names", nargs="*", help="test only these mutants (no RESULTS entry without --part)"
+    )
     args = parser.parse_args(argv)
+    if args.part and not args.names:
+        parser.error("--part needs the patterns of the part, e.g. 'roncho.webhooks.*'")
 
+    started = time.monotonic()
     if not args.again:
         generate(args.mutmut)
-    every = sorted(read_codes())
+    generated = time.monotonic() - started
+    every = sorted(n for n in read_codes() if not is_generated(n))
     if args.names:
         chosen = [n for n in every if any(re.fullmatch(_glob(p), n) for p in args.names)]
+        partial = split_modules(chosen, every)
+        if args.part and partial:
+            print(
+                "mutation.py: a part takes whole modules; these patterns take only some "
+                f"mutants of {', '.join(partial)}",
+                file=sys.stderr,
+            )
+            return 2
     elif args.all:
         chosen = every
     else:
@@ -99,7 +131,7 @@ def main(argv: list[str]) -> int:
         print("mutation.py: no mutant matches", file=sys.stderr)
         return 2
     print(f"mutation.py: testing {len(chosen)} of {len(every)} mutants", flush=True)
-    command = [args.mutmut, "run"]
+    command = [*shlex.split(args.mutmut), "run"]
     if args.jobs:
         command += ["--max-children", str(args.jobs)]
     codes = read_codes()
@@ -134,10 +166,19 @@ def main(argv: list[str]) -> int:
         )
     if args.names:
         label = f"{len(chosen)} named mutants"
-    section = report(rows, survivors, label, len(every))
+        if args.part:
+            label = "part " + ", ".join(f"`{p}`" for p in args.names)
+    took = time.monotonic() - started
+    timing = (
+        f"Took {took / 60:.1f} min wall ({generated / 60:.1f} min of it making the mutants and "
+        f"mapping the tests), {len(chosen_now)} mutants tested now"
+        + (f" of the {len(chosen)} reported" if len(chosen_now) != len(chosen) else "")
+        + "."
+    )
+    section = report(rows, survivors, label, len(every), timing)
     print(section)
-    if not args.names and not args.no_write:
-        write(section)
+    if (args.part or not args.names) and not args.no_write:
+        write(section, mutants_by_module(every))
         print(f"mutation.py: wrote {RESULTS.relative_to(ROOT)}")
     return 0
 
@@ -146,11 +187,61 @@ def _glob(pattern: str) -> str:
     return ".*".join(re.escape(part) for part in pattern.split("*"))
 
 
+def generated_functions() -> set[str]:
+    """The mutant-name prefixes of the functions between a module's ``BEGIN GENERATED`` and
+    ``END GENERATED`` markers (``roncho.aio._client.xǁAsyncClientǁget_peer__mutmut_``)."""
+    prefixes: set[str] = set()
+    for path in sorted((ROOT / "roncho").rglob("*.py")):
+        text = path.read_text(encoding="utf-8")
+        if "BEGIN GENERATED" not in text:
+            continue
+        module = ".".join(path.relative_to(ROOT).with_suffix("").parts)
+        cls = None
+        inside = False
+        for line in text.splitlines():
+            if found := re.match(r"class (\w+)", line):
+                cls = found[1]
+            elif re.match(r"\S", line):
+                cls = None if not line.startswith(("#", "@", ")")) else cls
+            if "# BEGIN GENERATED" in line:
+                inside = True
+            elif "# END GENERATED" in line:
+                inside = False
+            elif inside and (found := re.match(r"(\s*)(?:async )?def (\w+)\(", line)):
+                owner = f"ǁ{cls}ǁ" if found[1] and cls else "_"
+                prefixes.add(f"{module}.x{owner}{found[2]}__mutmut_")
+    return prefixes
+
+
+_GENERATED: set[str] | None = None
+
+
+def is_generated(name: str) -> bool:
+    global _GENERATED
+    if _GENERATED is None:
+        _GENERATED = generated_functions()
+    return name.rsplit("__mutmut_", 1)[0] + "__mutmut_" in _GENERATED
+
+
+def mutants_by_module(names: list[str]) -> Counter[str]:
+    return Counter(module_of(n) for n in names)
+
+
+def split_modules(chosen: list[str], every: list[str]) -> list[str]:
+    """The modules of which ``chosen`` takes some mutants but not all."""
+    have, whole = mutants_by_module(chosen), mutants_by_module(every)
+    return sorted(m for m in have if have[m] != whole[m])
+
+
 def generate(mutmut: str) -> None:
     """mutmut writes the mutants and the test map; the empty filter then stops it (its
     exit status says "nothing matches", which is what step 1 asks for)."""
     run = subprocess.run(
-        [mutmut, "run", NOTHING], cwd=ROOT, check=False, capture_output=True, text=True
+        [*shlex.split(mutmut), "run", NOTHING],
+        cwd=ROOT,
+        check=False,
+        capture_output=True,
+        text=True,
     )
     if not (MUTANTS / "mutmut-stats.json").exists() or "nothing matches" not in run.stderr:
         sys.stdout.write(run.stdout[-4000:])
@@ -168,7 +259,8 @@ def read_codes() -> dict[str, int | None]:
 def module_of(name: str) -> str:
     """``roncho._http.x_build_request__mutmut_3`` -> ``roncho/_http.py``."""
     dotted = name.split(".x", 1)[0] if ".x_" in name or ".xǁ" in name else name
-    return dotted.replace(".", "/") + ".py"
+    path = dotted.replace(".", "/")
+    return path + "/__init__.py" if (ROOT / path).is_dir() else path + ".py"
 
 
 def read_judged() -> dict[str, Judged]:
@@ -188,7 +280,7 @@ def read_judged() -> dict[str, Judged]:
 def show(mutmut: str, name: str) -> tuple[list[str], list[str]]:
     """The lines the mutant removes and adds (mutmut's own diff)."""
     out = subprocess.run(
-        [mutmut, "show", name], cwd=ROOT, check=False, capture_output=True, text=True
+        [*shlex.split(mutmut), "show", name], cwd=ROOT, check=False, capture_output=True, text=True
     ).stdout
     lines = out.splitlines()
     removed = [x[1:] for x in lines if x.startswith("-") and not x.startswith("---")]
@@ -266,7 +358,11 @@ def classify(
 
 
 def report(
-    rows: dict[str, Counter[str]], survivors: list[tuple[str, str, str]], label: str, total: int
+    rows: dict[str, Counter[str]],
+    survivors: list[tuple[str, str, str]],
+    label: str,
+    total: int,
+    timing: str,
 ) -> str:
     commit = subprocess.run(
         ["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True
@@ -280,7 +376,7 @@ def report(
     when = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
     out = [
         f"## {when}, {commit}{' (uncommitted changes)' if dirty else ''}: {label}\n",
-        f"{total} mutants in the safety modules.\n",
+        f"{total} mutants in the mutated modules (generated methods left out). {timing}\n",
         "| module | tested | killed | equivalent | message-only | behavioural |",
         "|---|---:|---:|---:|---:|---:|",
     ]
@@ -312,12 +408,76 @@ def _row(module: str, row: Counter[str]) -> str:
     return f"| {module} | " + " | ".join(str(c) for c in cells) + " |"
 
 
-def write(section: str) -> None:
+def write(section: str, mutants: Counter[str]) -> None:
+    """The new section goes on top of the old ones (all kept), and the table of the newest
+    whole-module rows is written again from all of them."""
     RESULTS.parent.mkdir(exist_ok=True)
     old = RESULTS.read_text() if RESULTS.exists() else ""
+    if LATEST_BEGIN in old and LATEST_END in old:
+        old = old.split(LATEST_BEGIN, 1)[0] + old.split(LATEST_END, 1)[1]
     body = old.split("\n## ", 1)
     rest = "## " + body[1] if len(body) == 2 else ""
-    RESULTS.write_text(HEADER + "\n" + INTRO + "\n" + section + ("\n" + rest if rest else ""))
+    sections = section + ("\n" + rest if rest else "")
+    RESULTS.write_text(HEADER + "\n" + INTRO + "\n" + latest(sections, mutants) + "\n" + sections)
+
+
+_SECTION = re.compile(r"^## (?P<when>[^,]+), (?P<commit>[0-9a-f]+)[^:]*: (?P<label>.*)$", re.M)
+_ROW = re.compile(r"^\| (?P<module>roncho/\S+\.py) \| (?P<cells>[\d |]+)\|$", re.M)
+_TOOK = re.compile(r"Took (?P<minutes>[\d.]+) min wall .*?, (?P<tested>\d+) mutants tested now")
+
+
+def latest(sections: str, mutants: Counter[str]) -> str:
+    """Per module, the newest row of a run that took it whole (all mutants, or a part), with
+    its date and commit, marked stale if the module changed since; then the modules of
+    ``mutants`` (this run's count per module) that no such run took, with an estimate."""
+    newest: dict[str, tuple[str, str, list[str]]] = {}
+    minutes = tested = 0.0
+    for match in reversed(list(_SECTION.finditer(sections))):  # oldest first; newer win
+        if not match["label"].startswith(("all mutants", "part ")):
+            continue
+        end = sections.find("\n## ", match.end())
+        text = sections[match.end() : end if end != -1 else len(sections)]
+        for row in _ROW.finditer(text):
+            cells = [c.strip() for c in row["cells"].split("|") if c.strip()]
+            newest[row["module"]] = (match["when"], match["commit"], cells)
+        if took := _TOOK.search(text):
+            minutes += float(took["minutes"])
+            tested += int(took["tested"])
+    out = [
+        LATEST_BEGIN,
+        "## Newest whole-module rows\n",
+        "Per module, its newest row from a run of all mutants or of a part (the whole set is run",
+        "in parts: `scripts/mutation.sh --part 'roncho.webhooks.*'`). *stale*: the module changed",
+        "since that commit.\n",
+        "| module | run | tested | killed | equivalent | message-only | behavioural |",
+        "|---|---|---:|---:|---:|---:|---:|",
+    ]
+    left: list[str] = []
+    for module in sorted(set(newest) | set(mutants)):
+        if module not in newest:
+            left.append(module)
+            continue
+        when, commit, cells = newest[module]
+        stale = _changed_since(commit, module)
+        if stale and module in mutants:
+            left.append(module)
+        run = f"{when}, {commit}{' *stale*' if stale else ''}"
+        out.append(f"| {module} | {run} | " + " | ".join(cells) + " |")
+    rate = minutes / tested if tested else None
+    if left:
+        count = sum(mutants[m] for m in left)
+        guess = f", about {count * rate / 60:.1f} h at {rate * 60:.1f} s a mutant" if rate else ""
+        out.append(f"\nNot run yet, or stale ({count} mutants{guess}):\n")
+        out.extend(f"- {m}: {mutants[m]} mutants" for m in left)
+    out.append(LATEST_END)
+    return "\n".join(out) + "\n"
+
+
+def _changed_since(commit: str, module: str) -> bool:
+    diff = subprocess.run(
+        ["git", "diff", "--quiet", commit, "HEAD", "--", module], cwd=ROOT, check=False
+    )
+    return diff.returncode != 0
 
 
 if __name__ == "__main__":

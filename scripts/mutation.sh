@@ -29,4 +29,4 @@ case " $* " in
     *" --again "*) [ -d mutants ] || { echo "mutation.sh: --again needs the mutants/ of a finished run" >&2; exit 1; } ;;
     *) rm -rf mutants ;;
 esac
-.venv/bin/python scripts/mutation.py --mutmut .venv/bin/mutmut "$@"
+.venv/bin/python scripts/mutation.py --mutmut ".venv/bin/python scripts/_mutmut.py" "$@"
