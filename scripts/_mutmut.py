@@ -15,6 +15,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from mutmut.__main__ import cli
+from mutmut.core import MutmutCallStack
 from mutmut.state import MutmutState
 
 
@@ -35,6 +36,23 @@ def _init_with_copied_set(self: MutmutState, *args: Any, **kwargs: Any) -> None:
 
 
 MutmutState.__init__ = _init_with_copied_set  # type: ignore[method-assign]
+
+
+# The trampolines keep the caller's name in a ContextVar for each call, only for mutmut's
+# map of which function calls which (track_dependencies, off in pyproject.toml). With the
+# tests of the iter_* walks (generators left suspended after next()) CPython 3.11.7
+# segfaulted in ContextVar.set during the stats run, every time. Nothing reads that name
+# here: the stack stays at its default (no caller, depth 0) and the hits are recorded still.
+def _no_set(cls: type[MutmutCallStack], value: tuple[str, int]) -> None:
+    return None
+
+
+def _no_reset(cls: type[MutmutCallStack], token: object) -> None:
+    return None
+
+
+MutmutCallStack.set = classmethod(_no_set)  # type: ignore[method-assign,assignment]
+MutmutCallStack.reset = classmethod(_no_reset)  # type: ignore[method-assign,assignment]
 
 if __name__ == "__main__":
     sys.exit(cli())

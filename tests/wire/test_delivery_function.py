@@ -23,7 +23,7 @@ from seams import client_class
 import roncho
 from roncho import delivery
 from roncho.aio import delivery as aio_delivery
-from roncho.testing import FakeHoncho
+from roncho.testing import FakeHoncho, Latency
 
 # Also the settle time: the function waits the client's read timeout. Long enough that an
 # emulator on a loaded 2-core machine answers a plain call within it.
@@ -288,3 +288,55 @@ def test_every_fault_of_the_proxy_in_turn_leaves_each_batch_once(fake: FakeHonch
     assert dict(proxy.injected) == dict.fromkeys(kinds, 1) and proxy.errors == []
     expected = [(f"t{n} message {i}", f"t{n}") for n in range(8) for i in range(n % 3 + 1)]
     assert held(client) == expected
+
+
+# -- what the mutation run of roncho/aio/delivery.py found unheld -----------------------------
+LOOK_ROUTE = "/v3/workspaces/{w}/sessions/{s}/messages/list"
+# Longer than each call's deadline below, shorter than the read timeout: a call that keeps
+# the deadline fails with DeadlineExceeded; one that drops it waits and is answered.
+HELD = 1.0
+DEADLINE = 0.3
+
+
+def test_every_settle_adds_to_settled_and_a_look_asks_for_a_whole_page(fake: FakeHoncho) -> None:
+    client = client_of(fake.url)
+    fake.faults.add(method="POST", route=ADD_ROUTE, status=503, times=2)  # the sends only
+    record = sync_batch(client, "s1", batch_of(2, "x"), "t1", attempts=3)
+    assert (record.outcome, record.attempts, record.looks) == ("resent", 3, 2)
+    assert record.settled == 2 * READ_TIMEOUT
+    assert [r.query.get("size") for r in looks(fake)] == ["100", "100"]
+
+
+def test_a_first_look_that_finds_the_batch_returns_the_stored_messages(fake: FakeHoncho) -> None:
+    client = client_of(fake.url)
+    sent = sync_batch(client, "s1", batch_of(2, "x"), "t1")
+    again = sync_batch(client, "s1", batch_of(2, "x"), "t1", look_first=True)
+    assert (again.outcome, again.attempts, again.looks) == ("found", 0, 1)
+    assert [m.id for m in again.messages] == [m.id for m in sent.messages]
+    assert [m.content for m in again.messages] == ["x message 0", "x message 1"]
+
+
+def test_the_deadline_bounds_each_send(fake: FakeHoncho) -> None:
+    client = client_of(fake.url)
+    fake.faults.add(method="POST", route=ADD_ROUTE, latency=Latency.fixed(HELD), times=1)
+    record = sync_batch(client, "s1", batch_of(1, "x"), "t1", deadline=DEADLINE)
+    # the held write landed within the settle time: the look found it
+    assert (record.outcome, record.errors) == ("found", ("DeadlineExceeded",))
+    assert len(posts(fake)) == 1
+
+
+def test_the_deadline_bounds_a_first_look(fake: FakeHoncho) -> None:
+    client = client_of(fake.url)
+    fake.faults.add(method="POST", route=LOOK_ROUTE, latency=Latency.fixed(HELD), times=1)
+    with pytest.raises(roncho.DeadlineExceeded):
+        sync_batch(client, "s1", batch_of(1, "x"), "t1", look_first=True, deadline=DEADLINE)
+    assert posts(fake) == []
+
+
+def test_the_deadline_bounds_a_look_after_a_failed_send(fake: FakeHoncho) -> None:
+    client = client_of(fake.url)
+    fake.faults.add(method="POST", route=ADD_ROUTE, status=503, times=1)
+    fake.faults.add(method="POST", route=LOOK_ROUTE, latency=Latency.fixed(HELD), times=1)
+    with pytest.raises(roncho.DeadlineExceeded):
+        sync_batch(client, "s1", batch_of(1, "x"), "t1", deadline=DEADLINE)
+    assert len(posts(fake)) == 1

@@ -10,6 +10,7 @@ test_every_server_route.py.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -195,6 +196,8 @@ def test_a_status_the_operation_gives_a_meaning_is_a_result_not_an_error() -> No
 def test_a_call_refused_before_connecting_is_reported_an_argument_error_is_not() -> None:
     reports: list[roncho.CallReport] = []
     client = _client("http://127.0.0.1:9", reports, read_only=True)
+    seen: list[roncho.CallReport] = []
+    read_only = _client("http://127.0.0.1:9", seen, read_only=True)
     with pytest.raises(roncho.ConfigError):
         client.delete_session("no spaces allowed")  # its argument: there is no call yet
     assert reports == []
@@ -205,11 +208,20 @@ def test_a_call_refused_before_connecting_is_reported_an_argument_error_is_not()
     client.close()
     with pytest.raises(roncho.ConfigError):
         client.probe()
-    assert [(r.op, r.error, r.status, r.request_sent, r.bytes_sent) for r in reports] == [
-        ("delete_session", roncho.ReadOnlyError, None, False, 0),
-        ("probe", roncho.ConfigError, None, False, 0),
-        ("probe", roncho.ConfigError, None, False, 0),
+    got = [
+        (r.op, r.error, r.status, r.request_sent, r.bytes_sent, r.bytes_received) for r in reports
     ]
+    assert got == [
+        ("delete_session", roncho.ReadOnlyError, None, False, 0, 0),
+        ("probe", roncho.ConfigError, None, False, 0, 0),
+        ("probe", roncho.ConfigError, None, False, 0, 0),
+    ]
+    # seconds runs from the call's start to its end: within what the caller saw it take
+    started = time.monotonic()
+    with pytest.raises(roncho.ReadOnlyError):
+        read_only.delete_session(SESSION)
+    took = time.monotonic() - started
+    assert 0.0 <= seen[-1].seconds <= took
 
 
 def test_the_path_of_a_base_url_with_a_prefix_is_the_route_alone() -> None:
