@@ -2,7 +2,7 @@
 
 Why: these two pages describe the delivery add-on by hand (it is not exported from `roncho`,
 so the generated tables do not list it); a changed default or a new field would leave them
-behind without a test that reads them (issue 44: "the reference cannot fall behind").
+behind without a test that reads them.
 """
 
 from __future__ import annotations

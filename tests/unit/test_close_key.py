@@ -1,5 +1,5 @@
 """After close() the key is overwritten: ``has_key`` says no key is sent and ``repr``
-says the key is gone, for both clients (issue 44)."""
+says the key is gone, for both clients."""
 
 from __future__ import annotations
 

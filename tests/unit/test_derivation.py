@@ -166,7 +166,7 @@ def test_work_in_progress_elsewhere_in_the_workspace_is_waiting_not_batching() -
 
 def test_the_bound_before_the_workspace_was_read_is_waiting_not_batching() -> None:
     """Pending work seen, gates told, but the first read took the whole bound: the
-    workspace's queue was never read, so nothing says the deriver is idle (issue 43)."""
+    workspace's queue was never read, so nothing says the deriver is idle."""
     script = Script([status(1, pending=1)], gates=DeriverGates(), deadline=3.0, read_takes=3.0)
     outcome = script.run()
     assert outcome.state == "waiting" and outcome.workspace_in_progress is None

@@ -520,7 +520,7 @@ CASES: list[Case] = [
         {"session_id": "s1"},
     ),
     # The session restriction travels as `filters` (PeerRepresentationGet.filters); a wrong
-    # key would be ignored by the server and widen the answer (issue 43).
+    # key would be ignored by the server and widen the answer.
     C(
         "get_peer_representation",
         ("alice",),
@@ -1830,7 +1830,7 @@ def test_each_answer_decodes_with_its_optional_fields(case: Decoding) -> None:
 def test_the_same_upload_sends_the_same_bytes() -> None:
     """upload_file promises the same bytes for the same upload (roncho/_multipart.py, the
     CHANGELOG): two uploads, head and body, are byte for byte one request; a random
-    boundary would differ (issue 43)."""
+    boundary would differ."""
     answer, expected = ANSWERS["upload_file"]
     args = ("s1", "alice", UPLOAD_TEXT, "a.txt", "text/plain")
     with RawServer([send_raw(answer), send_raw(answer)]) as server:
