@@ -10,6 +10,7 @@ test_every_server_route.py.
 
 from __future__ import annotations
 
+import socket
 import time
 from collections.abc import Callable
 from typing import Any
@@ -40,6 +41,7 @@ QUESTION = "QUESTION where is the spare key hidden"
 QUERY = "QUERY flowerpot"
 SECRETS = (KEY, WORKSPACE, PEER, SESSION, CONTENT, QUESTION, QUERY, "flowerpot", "private")
 READ_TIMEOUT = 5.0
+DEADLINE = 0.2
 WS = "/v3/workspaces/{workspace_id}"
 
 
@@ -131,6 +133,62 @@ def test_connect_refused_nothing_sent_nothing_received() -> None:
     assert report.request_sent is False
     assert (report.bytes_sent, report.bytes_received) == (0, 0)
     _no_secret_in(reports)
+
+
+class _InterruptedWhileConnecting(socket.socket):
+    """Ctrl-C arrives while the connection is being made: no byte has been handed over."""
+
+    def connect(self, address: Any) -> None:
+        raise KeyboardInterrupt
+
+
+class _InterruptedClient(roncho.Client):
+    __slots__ = ()
+    _new_socket = _InterruptedWhileConnecting
+
+
+@pytest.mark.blocking_only(
+    "the seam's socket raises in connect(), which the blocking client calls itself; both "
+    "clients build the report with one function (roncho/_reports.py)"
+)
+def test_an_interrupt_before_the_request_was_handed_over_reports_it_not_sent() -> None:
+    """An interrupt is not a RonchoError: whether the request left is read from the bytes
+    handed over, none here."""
+    reports: list[roncho.CallReport] = []
+    with RawServer([]) as server, pytest.raises(KeyboardInterrupt):
+        _add(_InterruptedClient(server.url, WORKSPACE, on_call=reports.append, api_key=KEY))
+    [report] = reports
+    assert report.error is KeyboardInterrupt
+    assert report.request_sent is False
+    assert (report.bytes_sent, report.bytes_received) == (0, 0)
+    assert report.status is None
+
+
+class _ConnectsAfterTheDeadline(socket.socket):
+    """connect() succeeds, but only once the call's deadline has passed."""
+
+    def connect(self, address: Any) -> None:
+        time.sleep(DEADLINE * 2)
+        super().connect(address)
+
+
+class _LateClient(roncho.Client):
+    __slots__ = ()
+    _new_socket = _ConnectsAfterTheDeadline
+
+
+@pytest.mark.blocking_only("the seam's socket sleeps in connect(), which the blocking client calls")
+def test_a_deadline_passed_before_sending_reports_no_byte_sent() -> None:
+    """The request was built (its length known) but never handed over: no byte is counted."""
+    reports: list[roncho.CallReport] = []
+    with RawServer([]) as server, pytest.raises(roncho.DeadlineExceeded) as caught:
+        client = _LateClient(server.url, WORKSPACE, on_call=reports.append, api_key=KEY)
+        client.add_messages(SESSION, [roncho.MessageCreate(PEER, CONTENT)], deadline=DEADLINE)
+    assert caught.value.request_sent is False
+    [report] = reports
+    assert report.error is roncho.DeadlineExceeded
+    assert report.request_sent is False
+    assert (report.bytes_sent, report.bytes_received) == (0, 0)
 
 
 def test_read_timeout_the_request_went_no_answer_came() -> None:
