@@ -17,25 +17,21 @@
 # pytest run (tests and notebooks).
 set -uo pipefail
 cd "$(dirname "$0")/.."
-
-PYTHON=${PYTHON:-python3}
-# Without these nothing else can run, so a failure here stops the script at once.
-if [ ! -x .venv/bin/python ]; then
-    "$PYTHON" -m venv .venv || { echo "test.sh: could not create .venv with $PYTHON" >&2; exit 1; }
-fi
-.venv/bin/python -m pip install --quiet --disable-pip-version-check --upgrade pip &&
-    .venv/bin/python -m pip install --quiet --disable-pip-version-check -e '.[test]' ||
-    { echo "test.sh: installing into .venv failed (it needs package-index access)" >&2; exit 1; }
+# Python keeps the bytecode it compiles (in __pycache__/, git-ignored) for the many Python
+# processes of this run: with PYTHONDONTWRITEBYTECODE set, every pytest worker rewrites and
+# compiles every test module again (a collection of the library tests: 7.3 s of CPU, 2.7 s
+# once the cache is there), and every Python process the tests start compiles roncho again.
+unset PYTHONDONTWRITEBYTECODE
 
 # shellcheck source=scripts/stages.sh
 source scripts/stages.sh
 
 # Stages that run beside the others: the newer interpreters' library tests, the two SDK
 # conformance checks. They spend most of their time waiting (on sockets, servers, sleeps, and
-# package installs), so they go on while the checks and the main pytest run use the cores.
-# Each one's output is kept, and shown whole in its own stage once it has ended (beside_stage),
-# with how long it took. Each runs in a process group of its own, so that Ctrl-C (or any exit)
-# stops it with everything it started (stop_beside).
+# package installs), so they go on while .venv is installed, the checks run and the main
+# pytest run uses the cores. Each one's output is kept, and shown whole in its own stage once
+# it has ended (beside_stage), with how long it took. Each runs in a process group of its
+# own, so that Ctrl-C (or any exit) stops it with everything it started (stop_beside).
 beside_dir=$(mktemp -d "${TMPDIR:-/tmp}/roncho-beside.XXXXXX") || exit 1
 beside_pids=()
 beside() { # ID COMMAND...: start COMMAND; its output, exit and seconds go to $beside_dir/ID.*
@@ -85,6 +81,10 @@ beside_wait_for() { # ID FILE
         sleep 0.2
     done
 }
+# In a background stage: until .venv is installed (the script ends it if that fails).
+wait_for_venv() {
+    while [ ! -e "$beside_dir/venv-installed" ]; do sleep 0.2; done
+}
 
 # The library claims Python 3.11 and newer: where this machine has newer interpreters (on
 # PATH, or installed by pyenv without being selected), the library's own tests (not the
@@ -101,13 +101,19 @@ find_interpreter() {
     done
 }
 
+# The venv and its test runners: nothing is written into the checkout.
 library_venv_for() { # version interpreter
     local version=$1 interpreter=$2
     if [ ! -x ".venv-$version/bin/python" ]; then
         "$interpreter" -m venv ".venv-$version" || return
     fi
     ".venv-$version/bin/python" -m pip install --quiet --disable-pip-version-check \
-        -e . pytest pytest-timeout pytest-xdist hypothesis
+        pytest pytest-timeout pytest-xdist hypothesis
+}
+# roncho itself, editable: this writes roncho.egg-info into the checkout, so it runs only
+# after .venv's install and before the main pytest run, never beside another such install.
+library_install_in() { # version
+    ".venv-$1/bin/python" -m pip install --quiet --disable-pip-version-check --no-deps -e .
 }
 
 # Every pytest run goes in several processes (pytest-xdist): most tests wait on sockets,
@@ -118,18 +124,40 @@ library_tests_on() { # version
         tests/live tests/fuzz tests/docs -q -p no:cacheprovider -n 2
 }
 
-# The newer interpreters' runs, one beside the other, beside every stage from here on (their
-# tests mostly wait on sockets, servers and sleeps: a profile of one run on 3.12, 87 s of CPU
-# in 193 s). Their venvs are installed first, one after the other: each editable install
-# writes the same build metadata into the checkout (so the main pytest run starts only once
-# both are in: "library-installed"). Prints each run's output whole, and its exit and time.
+# The newer interpreters' runs, one beside the other, beside every stage from the start
+# (their tests mostly wait on sockets, servers and sleeps: a profile of one run on 3.12, 87 s
+# of CPU in 193 s). Their venvs and test runners are installed at once, roncho into them
+# once .venv is in; then the main pytest run may start ("library-installed"). Prints each
+# install's and each run's output whole, with the run's exit and time.
 library_tests() { # version interpreter [version interpreter ...]
-    local version interpreter i status=0 pids=() logs=() names=()
+    local args=("$@") version interpreter i status=0 pids=() logs=() names=() ready=()
     while [ $# -gt 0 ]; do
         version=$1 interpreter=$2
         shift 2
-        if ! library_venv_for "$version" "$interpreter"; then
+        library_venv_for "$version" "$interpreter" > "$beside_dir/library-$version.install" 2>&1 &
+        pids+=($!)
+    done
+    set -- "${args[@]}"
+    i=0
+    while [ $# -gt 0 ]; do
+        version=$1 interpreter=$2
+        shift 2
+        if wait "${pids[$i]}"; then ready+=("$version" "$interpreter"); else
+            cat "$beside_dir/library-$version.install"
             echo "-- could not install .venv-$version"
+            status=1
+        fi
+        i=$((i + 1))
+    done
+    wait_for_venv
+    pids=()
+    set -- "${ready[@]}"
+    while [ $# -gt 0 ]; do
+        version=$1 interpreter=$2
+        shift 2
+        if ! library_install_in "$version" >> "$beside_dir/library-$version.install" 2>&1; then
+            cat "$beside_dir/library-$version.install"
+            echo "-- could not install roncho into .venv-$version"
             status=1
             continue
         fi
@@ -137,6 +165,7 @@ library_tests() { # version interpreter [version interpreter ...]
         logs+=("$beside_dir/library-$version.log")
         (
             started=$SECONDS
+            cat "$beside_dir/library-$version.install" # pip's warnings, if any
             library_tests_on "$version"
             rc=$?
             echo "-- exit $rc ($((SECONDS - started)) s)"
@@ -174,11 +203,24 @@ for version in 3.12 3.13; do
 done
 [ "${#newer[@]}" -gt 0 ] && beside library library_tests "${newer[@]}"
 
-# The SDK's venv is made first (the main pytest run's SDK tests use it once it is there), then
-# the conformance run goes on beside the stages below. The TypeScript check exits 77 where it
-# cannot run (no node): its verdict is then SKIP and the line that says why (scripts/stages.sh).
-beside sdk bash -c 'bash scripts/sdk-conformance.sh --install-only &&
-    touch "$0/sdk-installed" && bash scripts/sdk-conformance.sh' "$beside_dir"
+# The SDK's venv is made first, beside .venv's install (the main pytest run's SDK tests use
+# it once it is there); the comparison, which runs on .venv, goes on beside the stages below.
+beside sdk bash -c 'bash scripts/sdk-conformance.sh --install-only && touch "$0/sdk-installed" &&
+    until [ -e "$0/venv-installed" ]; do sleep 0.2; done && bash scripts/sdk-conformance.sh' \
+    "$beside_dir"
+
+PYTHON=${PYTHON:-python3}
+# Without these nothing else can run, so a failure here stops the script at once.
+if [ ! -x .venv/bin/python ]; then
+    "$PYTHON" -m venv .venv || { echo "test.sh: could not create .venv with $PYTHON" >&2; exit 1; }
+fi
+.venv/bin/python -m pip install --quiet --disable-pip-version-check --upgrade pip &&
+    .venv/bin/python -m pip install --quiet --disable-pip-version-check -e '.[test]' ||
+    { echo "test.sh: installing into .venv failed (it needs package-index access)" >&2; exit 1; }
+touch "$beside_dir/venv-installed"
+
+# This one exits 77 where it cannot run (no node): its verdict is then SKIP and the line that
+# says why (scripts/stages.sh).
 beside sdk_ts bash scripts/sdk-ts-conformance.sh
 
 stage "ruff" .venv/bin/ruff check roncho roncho_workbook tests scripts benchmarks notebooks/*.py
@@ -201,8 +243,8 @@ stage "Honcho's own route tests over HTTP (emulator vs recorded real 3.0.12; nee
 
 # Four processes on CI's two cores; a file's tests stay in one process (--dist loadfile): a
 # notebook's cells run in order in one kernel, and a module's shared fixture (a server, a
-# workbook run) is made once. It starts once the venvs above are in (their SDK tests use
-# the SDK's; the newer interpreters' editable installs write into the checkout).
+# workbook run) is made once. It starts once the venvs above are in (its SDK tests use the
+# SDK's; the newer interpreters' editable installs write into the checkout).
 beside_wait_for library "$beside_dir/library-installed"
 beside_wait_for sdk "$beside_dir/sdk-installed"
 stage "pytest (tests and notebooks)" .venv/bin/python -m pytest tests \
