@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import json
 import socket
+import time
 from collections.abc import Iterator
+from types import SimpleNamespace
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -57,6 +59,34 @@ def fake() -> Iterator[FakeHoncho]:
         yield emulator
 
 
+class Waits:
+    """The waits ``sync_batch`` asks for, taken without waiting: ``(seconds, looks so far)``
+    each. For the tests whose batch's fate is settled when the error is raised (an error
+    status before the write; an answer cut after it): waiting out the settle time there
+    holds nothing more than asking for it, before the look. The tests where a write is
+    still running when the client gives up wait for real."""
+
+    def __init__(self, fake: FakeHoncho) -> None:
+        self.fake = fake
+        self.asked: list[tuple[float, int]] = []
+
+    def sleep(self, seconds: float) -> None:
+        self.asked.append((seconds, len(looks(self.fake))))
+
+    async def async_sleep(self, seconds: float) -> None:
+        self.sleep(seconds)
+
+
+@pytest.fixture
+def waits(fake: FakeHoncho, monkeypatch: pytest.MonkeyPatch) -> Waits:
+    """``sync_batch``'s waits (both halves) recorded, not waited."""
+    recorded = Waits(fake)
+    monkeypatch.setattr(delivery, "time", SimpleNamespace(monotonic=time.monotonic,
+                                                          sleep=recorded.sleep))  # fmt: skip
+    monkeypatch.setattr(aio_delivery, "asyncio", SimpleNamespace(sleep=recorded.async_sleep))
+    return recorded
+
+
 def client_of(url: str, **options: Any) -> roncho.Client:
     client = roncho.Client(url, "w", connect_timeout=1.0, read_timeout=READ_TIMEOUT, **options)
     client.get_or_create_workspace()
@@ -98,7 +128,7 @@ def test_an_answered_send_is_sent_once_with_the_marker_on_every_message(
 
 
 def test_an_answer_cut_short_after_the_write_is_found_and_not_sent_again(
-    fake: FakeHoncho,
+    fake: FakeHoncho, waits: Waits
 ) -> None:
     client = client_of(fake.url)
     fake.faults.close_mid_body_next()
@@ -106,17 +136,21 @@ def test_an_answer_cut_short_after_the_write_is_found_and_not_sent_again(
     assert (record.outcome, record.attempts, record.looks) == ("found", 1, 1)
     assert record.errors == ("ProtocolError",)
     assert record.settled == READ_TIMEOUT
+    assert waits.asked == [(READ_TIMEOUT, 0)]  # the settle time, before the look
     assert [m.content for m in record.messages] == [f"x message {i}" for i in range(3)]
     assert len(posts(fake)) == 1
     assert held(client) == [(f"x message {i}", "t1") for i in range(3)]
 
 
-def test_a_5xx_before_the_write_is_looked_for_then_sent_again(fake: FakeHoncho) -> None:
+def test_a_5xx_before_the_write_is_looked_for_then_sent_again(
+    fake: FakeHoncho, waits: Waits
+) -> None:
     client = client_of(fake.url)
     fake.faults.fail_next(503)
     record = sync_batch(client, "s1", batch_of(2, "x"), "t1")
     assert (record.outcome, record.attempts, record.looks) == ("resent", 2, 1)
     assert record.errors == ("StatusError",)
+    assert waits.asked == [(READ_TIMEOUT, 0)]
     assert len(posts(fake)) == 2
     assert held(client) == [("x message 0", "t1"), ("x message 1", "t1")]
 
@@ -144,13 +178,16 @@ def test_a_refused_key_is_raised_at_once_without_a_look(fake: FakeHoncho, status
     assert looks(fake) == []
 
 
-def test_no_attempt_left_raises_the_last_send_error_after_its_look(fake: FakeHoncho) -> None:
+def test_no_attempt_left_raises_the_last_send_error_after_its_look(
+    fake: FakeHoncho, waits: Waits
+) -> None:
     client = client_of(fake.url)
     fake.faults.add(method="POST", route=ADD_ROUTE, status=502, times=2)  # the sends only
     with pytest.raises(roncho.StatusError) as caught:
         sync_batch(client, "s1", batch_of(1, "x"), "t1", attempts=2)
     assert caught.value.status == 502
     assert (len(posts(fake)), len(looks(fake))) == (2, 2)
+    assert waits.asked == [(READ_TIMEOUT, 0), (READ_TIMEOUT, 1)]
     assert held(client) == []
 
 
@@ -298,12 +335,15 @@ HELD = 1.0
 DEADLINE = 0.3
 
 
-def test_every_settle_adds_to_settled_and_a_look_asks_for_a_whole_page(fake: FakeHoncho) -> None:
+def test_every_settle_adds_to_settled_and_a_look_asks_for_a_whole_page(
+    fake: FakeHoncho, waits: Waits
+) -> None:
     client = client_of(fake.url)
     fake.faults.add(method="POST", route=ADD_ROUTE, status=503, times=2)  # the sends only
     record = sync_batch(client, "s1", batch_of(2, "x"), "t1", attempts=3)
     assert (record.outcome, record.attempts, record.looks) == ("resent", 3, 2)
     assert record.settled == 2 * READ_TIMEOUT
+    assert waits.asked == [(READ_TIMEOUT, 0), (READ_TIMEOUT, 1)]
     assert [r.query.get("size") for r in looks(fake)] == ["100", "100"]
 
 
@@ -333,10 +373,11 @@ def test_the_deadline_bounds_a_first_look(fake: FakeHoncho) -> None:
     assert posts(fake) == []
 
 
-def test_the_deadline_bounds_a_look_after_a_failed_send(fake: FakeHoncho) -> None:
+def test_the_deadline_bounds_a_look_after_a_failed_send(fake: FakeHoncho, waits: Waits) -> None:
     client = client_of(fake.url)
     fake.faults.add(method="POST", route=ADD_ROUTE, status=503, times=1)
     fake.faults.add(method="POST", route=LOOK_ROUTE, latency=Latency.fixed(HELD), times=1)
     with pytest.raises(roncho.DeadlineExceeded):
         sync_batch(client, "s1", batch_of(1, "x"), "t1", deadline=DEADLINE)
     assert len(posts(fake)) == 1
+    assert waits.asked == [(READ_TIMEOUT, 0)]
