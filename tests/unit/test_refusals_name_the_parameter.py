@@ -1,6 +1,7 @@
 """Each argument check of each operation names the parameter it refused first in its
 message, as the caller wrote it (``conclusion_id must be ...``), so the caller knows which
-argument to fix without reading roncho's source.
+argument to fix without reading roncho's source; and a refusal of a value or of a
+combination of arguments says, word for word, what is allowed.
 
 One case per check and per operation: each operation's checks are its own lines of code,
 so a check that names the wrong parameter in one operation is not caught by the same check
@@ -111,6 +112,11 @@ CASES: list[Case] = [
     (
         "get_peer_representation max_conclusions",
         lambda c: c.get_peer_representation("a", max_conclusions=0),
+        "max_conclusions",
+    ),
+    (
+        "get_peer_context max_conclusions over 100",
+        lambda c: c.get_peer_context("a", max_conclusions=101),
         "max_conclusions",
     ),
     ("get_peer_card peer_id", lambda c: c.get_peer_card(BAD), "peer_id"),
@@ -267,3 +273,136 @@ CASES: list[Case] = [
 def test_a_refused_argument_is_named_first(call: Callable[[roncho.Client], Any], name: str) -> None:
     exc = refused(lambda: call(roncho.Client("http://127.0.0.1:9", WS)))
     assert str(exc).startswith(f"{name} "), str(exc)
+
+
+# Refusals of a value or a combination: the whole text, which says what to give instead.
+TEXTS: list[tuple[str, Callable[[roncho.Client], Any], str]] = [
+    (
+        "create_conclusions none",
+        lambda c: c.create_conclusions([]),
+        "create_conclusions takes 1 to 100 conclusions, got 0",
+    ),
+    (
+        "create_conclusions not a record",
+        lambda c: c.create_conclusions([3]),
+        "conclusions[0] must be a ConclusionCreate",
+    ),
+    (
+        "create_conclusions a str",
+        lambda c: c.create_conclusions("likes tea"),
+        "conclusions must be a list of ConclusionCreate, not str",
+    ),
+    (
+        "create_key with no id",
+        lambda c: c.create_key(expires_at="2026-01-01T00:00:00Z"),
+        "create_key needs workspace_id, peer_id or session_id",
+    ),
+    (
+        "add_scope_sessions 101",
+        lambda c: c.add_scope_sessions("x", [f"s{i}" for i in range(101)]),
+        "session_ids must name 1 to 100 sessions",
+    ),
+    (
+        "query_conclusions query too long",
+        lambda c: c.query_conclusions("q" * 1_000_001, "a", "b"),
+        "query has 1000001 characters; the server allows 1000000",
+    ),
+    (
+        "add_session_peers nobody",
+        lambda c: c.add_session_peers("s", {}),
+        "peers must name at least one peer",
+    ),
+    (
+        "set_session_peers not a map",
+        lambda c: c.set_session_peers("s", ["a"]),
+        "peers must map peer ids to SessionPeerConfig (or None)",
+    ),
+    (
+        "remove_session_peers nobody",
+        lambda c: c.remove_session_peers("s", []),
+        "peer_ids must name at least one peer",
+    ),
+    (
+        "remove_session_peers a str",
+        lambda c: c.remove_session_peers("s", "alice"),
+        "peer_ids must be a list of ids, not str",
+    ),
+    (
+        "set_session_peer_config no flag",
+        lambda c: c.set_session_peer_config("s", "a"),
+        "set_session_peer_config needs observe_me or observe_others",
+    ),
+    (
+        "set_peer_card a str",
+        lambda c: c.set_peer_card("a", "likes tea"),
+        "card must be a list of strings (one a line), not a str",
+    ),
+    (
+        "upload_file text",
+        upload(content="text"),
+        "content must be bytes: read the file in binary mode",
+    ),
+    (
+        "upload_file media type",
+        upload(content_type="text"),
+        "content_type must be a media type such as 'text/plain; charset=utf-8'",
+    ),
+    (
+        "get_peer_representation sessions without session_id",
+        lambda c: c.get_peer_representation("a", session_id="s", sessions=["t"]),
+        "sessions must include session_id when both are given",
+    ),
+    (
+        "get_peer_representation sessions a str",
+        lambda c: c.get_peer_representation("a", sessions="s"),
+        "sessions must be a list of ids, not str",
+    ),
+    (
+        "get_peer_representation scope with session_id",
+        lambda c: c.get_peer_representation("a", session_id="s", scope="x"),
+        "scope cannot be given with session_id or sessions",
+    ),
+    (
+        "get_session_context scope without peer_target",
+        lambda c: c.get_session_context("s", scope="x"),
+        "peer_perspective, scope and sessions need peer_target",
+    ),
+    (
+        "get_session_context perspective and scope",
+        lambda c: c.get_session_context("s", peer_target="a", peer_perspective="b", scope="x"),
+        "peer_perspective and scope cannot be given together",
+    ),
+    (
+        "get_session_context limit_to_session and scope",
+        lambda c: c.get_session_context("s", peer_target="a", limit_to_session=True, scope="x"),
+        "limit_to_session cannot be given with sessions or scope",
+    ),
+    (
+        "get_session_context sessions and scope",
+        lambda c: c.get_session_context("s", peer_target="a", sessions=["s"], scope="x"),
+        "sessions and scope cannot be given together",
+    ),
+    (
+        "get_session_context sessions without this one",
+        lambda c: c.get_session_context("s", peer_target="a", sessions=["t"]),
+        "sessions must include session_id",
+    ),
+    (
+        "get_session_context sessions a str",
+        lambda c: c.get_session_context("s", peer_target="a", sessions="s"),
+        "sessions must be a list of ids, not str",
+    ),
+    (
+        "chat filters beyond session_id",
+        lambda c: c.chat("a", "q", filters={"x": 1}),
+        "chat filters may hold only 'session_id' (the server refuses ['x'])",
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("call", "text"), [(c, t) for _, c, t in TEXTS], ids=[i for i, _, _ in TEXTS]
+)
+def test_a_refusal_says_what_is_allowed(call: Callable[[roncho.Client], Any], text: str) -> None:
+    exc = refused(lambda: call(roncho.Client("http://127.0.0.1:9", WS)))
+    assert str(exc) == text
