@@ -142,6 +142,13 @@ def test_a_scope_takes_100_sessions_in_one_call() -> None:
     assert request.json == {"session_ids": names}
 
 
+def test_a_scope_name_of_506_characters_is_sent() -> None:
+    """A scope is a peer named ``scope.<name>``: 506 characters make a 512-character id."""
+    name = "s" * 506
+    request = sent(SCOPE_ANSWER, lambda c: c.get_scope(name))
+    assert request.request_line == f"GET /v3/workspaces/w/scopes/{name} HTTP/1.1"
+
+
 def test_a_conclusion_query_of_a_million_characters_is_sent() -> None:
     """query_conclusions takes up to 100 times the dialectic's 10,000 characters; one more
     is refused (tests/unit/test_refusals_name_the_parameter.py)."""
