@@ -278,6 +278,42 @@ def test_a_refused_argument_is_named_first(call: Callable[[roncho.Client], Any],
 # Refusals of a value or a combination: the whole text, which says what to give instead.
 TEXTS: list[tuple[str, Callable[[roncho.Client], Any], str]] = [
     (
+        "add_messages none",
+        lambda c: c.add_messages("s", []),
+        "add_messages takes 1 to 100 messages, got 0",
+    ),
+    (
+        "add_messages not a record",
+        lambda c: c.add_messages("s", [3]),
+        "messages[0] must be a MessageCreate",
+    ),
+    (
+        "add_messages a str",
+        lambda c: c.add_messages("s", "hi"),
+        "messages must be a list of MessageCreate, not str",
+    ),
+    (
+        "get_or_create_session peers a list",
+        lambda c: c.get_or_create_session("s", peers=["a"]),
+        "peers must map peer ids to SessionPeerConfig (or None)",
+    ),
+    (
+        "get_or_create_session peer config a number",
+        lambda c: c.get_or_create_session("s", peers={"a": 3}),
+        "peers['a'] must be a SessionPeerConfig or a dict",
+    ),
+    (
+        "get_or_create_session peer config unknown key",
+        lambda c: c.get_or_create_session("s", peers={"a": {"observe": True}}),
+        "peers['a'] has unknown keys ['observe']",
+    ),
+    (
+        "get_or_create_workspace configuration",
+        lambda c: c.get_or_create_workspace(configuration=[]),
+        "configuration must be a dict",
+    ),
+    ("list_messages filters", lambda c: c.list_messages("s", filters=[]), "filters must be a dict"),
+    (
         "create_conclusions none",
         lambda c: c.create_conclusions([]),
         "create_conclusions takes 1 to 100 conclusions, got 0",
