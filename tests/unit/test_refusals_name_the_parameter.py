@@ -354,6 +354,11 @@ TEXTS: list[tuple[str, Callable[[roncho.Client], Any], str]] = [
         "peers must map peer ids to SessionPeerConfig (or None)",
     ),
     (
+        "set_session_peers None",
+        lambda c: c.set_session_peers("s", None),
+        "peers must map peer ids to SessionPeerConfig (or None)",
+    ),
+    (
         "remove_session_peers nobody",
         lambda c: c.remove_session_peers("s", []),
         "peer_ids must name at least one peer",
