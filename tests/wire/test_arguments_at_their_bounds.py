@@ -8,6 +8,7 @@ Accepted values are checked on the wire: the request a loopback server received.
 from __future__ import annotations
 
 import enum
+import types
 from collections.abc import Callable
 from typing import Any
 
@@ -129,6 +130,61 @@ def test_distance_from_zero_to_one_inclusive_is_sent(distance: float) -> None:
 def test_distance_outside_zero_to_one_is_refused(distance: float) -> None:
     text = refused(lambda c: c.query_conclusions("tea", "alice", "alice", distance=distance))
     assert text == "distance must be between 0.0 and 1.0"
+
+
+# -- sizes at their edge -------------------------------------------------------------------
+SCOPE_ANSWER = {"id": "x", "workspace_id": "w", "metadata": {}, "created_at": TS}
+
+
+def test_a_scope_takes_100_sessions_in_one_call() -> None:
+    names = [f"s{i}" for i in range(100)]
+    request = sent(None, lambda c: c.add_scope_sessions("x", names))
+    assert request.json == {"session_ids": names}
+
+
+def test_a_scope_name_of_506_characters_is_sent() -> None:
+    """A scope is a peer named ``scope.<name>``: 506 characters make a 512-character id."""
+    name = "s" * 506
+    request = sent(SCOPE_ANSWER, lambda c: c.get_scope(name))
+    assert request.request_line == f"GET /v3/workspaces/w/scopes/{name} HTTP/1.1"
+
+
+def test_a_conclusion_query_of_a_million_characters_is_sent() -> None:
+    """query_conclusions takes up to 100 times the dialectic's 10,000 characters; one more
+    is refused (tests/unit/test_refusals_name_the_parameter.py)."""
+    query = "q" * 1_000_000
+    request = sent([], lambda c: c.query_conclusions(query, "alice", "bob"))
+    assert request.json["query"] == query
+
+
+@pytest.mark.parametrize("how", ["search", "search_peer", "search_session"])
+def test_an_empty_search_query_is_sent(how: str) -> None:
+    """The client refuses no search text, the empty one included: it leaves that to the
+    server."""
+    calls: dict[str, Callable[[roncho.Client], Any]] = {
+        "search": lambda c: c.search(""),
+        "search_peer": lambda c: c.search_peer("p", ""),
+        "search_session": lambda c: c.search_session("s", ""),
+    }
+    request = sent([], calls[how])
+    assert request.json["query"] == ""
+
+
+def test_message_metadata_given_as_any_mapping_is_sent_as_its_items() -> None:
+    """update_message_metadata takes a Mapping, as its signature says, not only a dict."""
+    message = {
+        "id": "m",
+        "content": "hi",
+        "peer_id": "p",
+        "session_id": "s",
+        "workspace_id": "w",
+        "metadata": {"k": "v"},
+        "created_at": TS,
+        "token_count": 1,
+    }
+    metadata = types.MappingProxyType({"k": "v"})
+    request = sent(message, lambda c: c.update_message_metadata("s", "m", metadata))
+    assert request.json == {"metadata": {"k": "v"}}
 
 
 # -- base URLs ----------------------------------------------------------------------------

@@ -887,12 +887,29 @@ CASES: list[Case] = [
         f"POST {W}/sessions/s1/messages/upload",
         _upload(("metadata", b'{"k": "v"}')),
     ),
+    # A form field's JSON is UTF-8 text, as a JSON body is: not \u escapes.
+    Case(
+        "upload_file",
+        ("s1", "alice", UPLOAD_TEXT, "a.txt", "text/plain"),
+        {"metadata": {"k": "café"}},
+        f"POST {W}/sessions/s1/messages/upload",
+        _upload(("metadata", '{"k": "café"}'.encode())),
+        label="metadata,non-ASCII",
+    ),
     C(
         "upload_file",
         ("s1", "alice", UPLOAD_TEXT, "a.txt", "text/plain"),
         {"configuration": {"reasoning": {"enabled": False}}},
         f"POST {W}/sessions/s1/messages/upload",
         _upload(("configuration", b'{"reasoning": {"enabled": false}}')),
+    ),
+    Case(
+        "upload_file",
+        ("s1", "alice", UPLOAD_TEXT, "a.txt", "text/plain"),
+        {"configuration": {"note": "über"}},
+        f"POST {W}/sessions/s1/messages/upload",
+        _upload(("configuration", '{"note": "über"}'.encode())),
+        label="configuration,non-ASCII",
     ),
     C(
         "upload_file",

@@ -389,3 +389,21 @@ def test_the_routes_beyond_the_servers_list_are_reported_as_routes(
     [report] = reports
     assert (f"{report.method} {report.path}", report.status) == (route, 500)
     _no_secret_in(reports)
+
+
+def _first_cases() -> dict[str, Any]:
+    from test_every_option import CASES  # every operation, with arguments that pass
+
+    return {case.method: case for case in reversed(CASES)}
+
+
+@pytest.mark.parametrize("case", list(_first_cases().values()), ids=list(_first_cases()))
+def test_each_operation_is_reported_under_its_own_name(case: Any) -> None:
+    """``op`` is the method the caller called, for every operation (a stream's too)."""
+    reports: list[roncho.CallReport] = []
+    answer = reply(500, {"detail": "checked no further"})
+    with RawServer([answer]) as server, pytest.raises(roncho.StatusError):
+        getattr(_client(server.url, reports), case.method)(*case.args, **case.kwargs)
+    [report] = reports
+    assert (report.op, report.method) == (case.method, case.request.split(" ", 1)[0])
+    assert report.status == 500

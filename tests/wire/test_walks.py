@@ -73,8 +73,8 @@ WALKS = [
     ),
     Walk(
         "iter_peer_sessions",
-        lambda c, **kw: c.iter_peer_sessions("alice", filters=FILTERS, **kw),
-        f"POST {W}/peers/alice/sessions?page={{page}}&size={{size}}&reverse=false HTTP/1.1",
+        lambda c, **kw: c.iter_peer_sessions("alice", reverse=True, filters=FILTERS, **kw),
+        f"POST {W}/peers/alice/sessions?page={{page}}&size={{size}}&reverse=true HTTP/1.1",
         {"filters": FILTERS},
         lambda i: {**SESSION, "id": f"x{i}"},
         _by_id,
@@ -105,16 +105,16 @@ WALKS = [
     ),
     Walk(
         "iter_scope_sessions",
-        lambda c, **kw: c.iter_scope_sessions("travel", **kw),
-        f"POST {W}/scopes/travel/sessions/list?page={{page}}&size={{size}}&reverse=false HTTP/1.1",
+        lambda c, **kw: c.iter_scope_sessions("travel", reverse=True, **kw),
+        f"POST {W}/scopes/travel/sessions/list?page={{page}}&size={{size}}&reverse=true HTTP/1.1",
         None,
         lambda i: {**SESSION, "id": f"x{i}"},
         _by_id,
     ),
     Walk(
         "iter_messages",
-        lambda c, **kw: c.iter_messages("s1", filters=FILTERS, **kw),
-        f"POST {W}/sessions/s1/messages/list?page={{page}}&size={{size}}&reverse=false HTTP/1.1",
+        lambda c, **kw: c.iter_messages("s1", reverse=True, filters=FILTERS, **kw),
+        f"POST {W}/sessions/s1/messages/list?page={{page}}&size={{size}}&reverse=true HTTP/1.1",
         {"filters": FILTERS},
         lambda i: {
             "id": f"m{i:020d}",
