@@ -482,6 +482,39 @@ def test_models_nested_bad_fields_name_the_nested_thing() -> None:
         DeleteAccepted.from_json({"message": 1}, "delete_session")
 
 
+@pytest.mark.parametrize(
+    ("body", "expected"),
+    [
+        ([], "expected a JSON object for scope status, got an array"),
+        (
+            {"backfill_status": []},
+            "scope status.backfill_status should be an object or null, got an array",
+        ),
+        (
+            {"backfill_status": {"s1": "done"}},
+            "expected a JSON object for scope status.backfill_status[s1], got a string",
+        ),
+        (
+            {"backfill_status": {"s1": {"state": None}}},
+            "scope status.backfill_status[s1].state should be a string, got null",
+        ),
+        (
+            {"backfill_status": {"s1": {"state": "completed", "docs_copied": "3"}}},
+            "scope status.backfill_status[s1].docs_copied should be an integer or null, "
+            "got a string",
+        ),
+    ],
+)
+def test_models_scope_status_bad_fields_name_the_operation_and_the_session(
+    body: object, expected: str
+) -> None:
+    """A broken backfill entry is found by the operation and the member session it is
+    about, so the caller knows which session's backfill the server answered wrongly."""
+    with pytest.raises(DecodeError) as info:
+        roncho.ScopeStatus.from_json(body, "get_scope_status")
+    assert str(info.value) == f"get_scope_status: {expected}"
+
+
 # -- MessageCreate ------------------------------------------------------------------------
 def test_message_create_to_json() -> None:
     when = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
@@ -915,6 +948,32 @@ def test_models_compare_copy_and_pickle_by_their_fields(model: Any) -> None:
         clone = pickle.loads(pickle.dumps(model, protocol))
         assert clone == model and type(clone) is cls
     assert copy.deepcopy(model) == model and copy.copy(model) == model
+
+
+class _PickledByAnotherVersion:
+    """Pickles as a record of ``cls`` made by a roncho whose record had other fields."""
+
+    def __init__(self, record: Record, values: tuple[Any, ...]) -> None:
+        self.rebuild = record.__reduce__()[0]
+        self.cls = type(record)
+        self.values = values
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (self.rebuild, (self.cls, self.values))
+
+
+@pytest.mark.parametrize("change", ["one value short", "one value more"])
+def test_models_a_pickle_whose_values_do_not_match_the_fields_is_refused(change: str) -> None:
+    """A pickle from a roncho whose record had fewer or more fields is refused when read,
+    never read into a record with a field unset (an AttributeError later, far from the
+    cause) or a value silently dropped."""
+    summary = roncho.Summary(content="c", message_id=NANO, summary_type="short", token_count=3)
+    values = tuple(getattr(summary, name) for name in type(summary).__slots__)
+    values = values[:-1] if change == "one value short" else (*values, "extra")
+    data = pickle.dumps(_PickledByAnotherVersion(summary, values))
+    with pytest.raises(ValueError, match="zip"):
+        pickle.loads(data)
+    assert pickle.loads(pickle.dumps(summary)) == summary
 
 
 def test_models_hash_by_fields_and_a_dict_field_makes_them_unhashable() -> None:
