@@ -482,6 +482,61 @@ def test_models_nested_bad_fields_name_the_nested_thing() -> None:
         DeleteAccepted.from_json({"message": 1}, "delete_session")
 
 
+SUMMARY = {
+    "content": "alice likes tea",
+    "message_id": NANO,
+    "summary_type": "honcho_chat_summary_short",
+    "token_count": 9,
+}
+
+
+@pytest.mark.parametrize(
+    ("decode", "body", "expected"),
+    [
+        (
+            roncho.Summary.from_json,
+            {**SUMMARY, "content": None},
+            "summary.content should be a string, got null",
+        ),
+        (roncho.Summaries.from_json, {}, "summaries.id should be a string, got nothing"),
+        (
+            roncho.Summaries.from_json,
+            {"id": "s1", "short_summary": {**SUMMARY, "token_count": None}},
+            "summary.token_count should be an integer, got null",
+        ),
+        (
+            roncho.SessionContext.from_json,
+            {"id": "s1", "messages": None},
+            "session context.messages should be an array, got null",
+        ),
+        (
+            roncho.SessionContext.from_json,
+            {"id": "s1", "messages": [{**MESSAGE, "content": None}]},
+            "message.content should be a string, got null",
+        ),
+        (
+            roncho.SessionContext.from_json,
+            {"messages": []},
+            "session context.id should be a string, got nothing",
+        ),
+        (
+            roncho.PeerContext.from_json,
+            {"peer_id": "alice"},
+            "peer context.target_id should be a string, got nothing",
+        ),
+    ],
+)
+def test_models_context_bad_fields_name_the_operation_and_the_field(
+    decode: Callable[[object, str], Any], body: object, expected: str
+) -> None:
+    """Summaries, a session's context and a peer's context: a broken answer is a
+    DecodeError naming the operation and the field, nested ones (a summary, a message)
+    too."""
+    with pytest.raises(DecodeError) as info:
+        decode(body, "the_op")
+    assert str(info.value) == f"the_op: {expected}"
+
+
 @pytest.mark.parametrize(
     ("body", "expected"),
     [
@@ -705,13 +760,25 @@ def test_conclusion_create_to_json() -> None:
     assert ConclusionCreate("x", "a", "b", session_id="s1").to_json()["session_id"] == "s1"
 
 
+@pytest.mark.parametrize("content", ["caf\u00e9 au lait", "\u6bce\u671d\u304a\u8336"])
+def test_conclusion_create_with_non_ascii_text_keeps_its_session(content: str) -> None:
+    """Text beyond ASCII is checked the long way; its body is the same, session and all."""
+    assert ConclusionCreate(content, "alice", "bob", session_id="s1").to_json() == {
+        "content": content,
+        "observer_id": "alice",
+        "observed_id": "bob",
+        "session_id": "s1",
+    }
+
+
 def test_conclusion_create_content_limits() -> None:
     assert MAX_CONCLUSION_CHARS == 65_535
     assert ConclusionCreate("x" * 65_535, "a", "b").to_json()
     with pytest.raises(ConfigError, match="65536 characters"):
         ConclusionCreate("x" * 65_536, "a", "b").to_json()
-    with pytest.raises(ConfigError, match="non-empty"):
+    with pytest.raises(ConfigError) as info:
         ConclusionCreate("", "a", "b").to_json()
+    assert str(info.value) == "conclusion.content must be a non-empty string"
     with pytest.raises(ConfigError, match="non-empty"):
         ConclusionCreate(None, "a", "b").to_json()  # type: ignore[arg-type]
 
