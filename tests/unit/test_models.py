@@ -229,6 +229,23 @@ def test_models_queue_status_internal_session_keys() -> None:
     assert QueueStatus.from_json(body, "op").sessions[NANO].session_id == NANO
 
 
+def test_models_queue_status_entry_reads_its_own_session_id() -> None:
+    """The entry's session_id is what is read; the key stands in only when it is null or
+    absent, and a mistyped one is a DecodeError naming the operation and the entry."""
+    body = copy.deepcopy(QUEUE_BUSY)
+    body["sessions"][NANO]["session_id"] = "s" * 21
+    assert QueueStatus.from_json(body, "op").sessions[NANO].session_id == "s" * 21
+    body["sessions"][NANO]["session_id"] = None
+    assert QueueStatus.from_json(body, "op").sessions[NANO].session_id == NANO
+    body["sessions"][NANO]["session_id"] = ["s1"]
+    with pytest.raises(DecodeError) as info:
+        QueueStatus.from_json(body, "queue_status")
+    assert str(info.value) == (
+        f"queue_status: queue status.sessions[{NANO}].session_id should be a string or null, "
+        "got an array"
+    )
+
+
 @pytest.mark.parametrize(
     ("pending", "in_progress", "idle"), [(0, 0, True), (1, 0, False), (0, 1, False)]
 )
@@ -524,14 +541,19 @@ SUMMARY = {
             {"peer_id": "alice"},
             "peer context.target_id should be a string, got nothing",
         ),
+        (
+            SessionPeerConfig.from_json,
+            {"observe_me": "yes"},
+            "session peer config.observe_me should be true or false or null, got a string",
+        ),
     ],
 )
-def test_models_context_bad_fields_name_the_operation_and_the_field(
+def test_models_context_and_config_bad_fields_name_the_operation_and_the_field(
     decode: Callable[[object, str], Any], body: object, expected: str
 ) -> None:
-    """Summaries, a session's context and a peer's context: a broken answer is a
-    DecodeError naming the operation and the field, nested ones (a summary, a message)
-    too."""
+    """Summaries, a session's or a peer's context, a session peer's config: a broken
+    answer is a DecodeError naming the operation and the field, nested ones (a summary, a
+    message) too."""
     with pytest.raises(DecodeError) as info:
         decode(body, "the_op")
     assert str(info.value) == f"the_op: {expected}"
