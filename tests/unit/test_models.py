@@ -495,8 +495,11 @@ def test_models_nested_bad_fields_name_the_nested_thing() -> None:
         ChatChunk.from_json({"delta": {"content": "x"}, "done": "no"}, "chat_stream")
     with pytest.raises(DecodeError, match=re.escape("chat: chat answer.content should be")):
         ChatAnswer.from_json({"content": 1}, "chat")
-    with pytest.raises(DecodeError, match=re.escape("delete answer.message should be")):
+    with pytest.raises(DecodeError) as info:
         DeleteAccepted.from_json({"message": 1}, "delete_session")
+    assert str(info.value) == (
+        "delete_session: delete answer.message should be a string or null, got int"
+    )
 
 
 SUMMARY = {
@@ -540,6 +543,26 @@ SUMMARY = {
             roncho.PeerContext.from_json,
             {"peer_id": "alice"},
             "peer context.target_id should be a string, got nothing",
+        ),
+        (
+            roncho.Summary.from_json,
+            {**SUMMARY, "content": 7},
+            "summary.content should be a string, got int",
+        ),
+        (
+            roncho.Summary.from_json,
+            {**SUMMARY, "token_count": 9.5},
+            "summary.token_count should be an integer, got float",
+        ),
+        (
+            roncho.Summary.from_json,
+            {**SUMMARY, "token_count": {"n": 9}},
+            "summary.token_count should be an integer, got an object",
+        ),
+        (
+            roncho.Summary.from_json,
+            {**SUMMARY, "token_count": True},
+            "summary.token_count should be an integer, got a boolean",
         ),
         (
             SessionPeerConfig.from_json,
