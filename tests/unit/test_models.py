@@ -564,6 +564,12 @@ SUMMARY = {
             {**SUMMARY, "token_count": True},
             "summary.token_count should be an integer, got a boolean",
         ),
+        (roncho.Scope.from_json, {"metadata": {}}, "scope.id should be a string, got nothing"),
+        (
+            WebhookEndpoint.from_json,
+            {"id": "wh1", "url": None},
+            "webhook endpoint.url should be a string, got null",
+        ),
         (
             SessionPeerConfig.from_json,
             {"observe_me": "yes"},
@@ -571,12 +577,12 @@ SUMMARY = {
         ),
     ],
 )
-def test_models_context_and_config_bad_fields_name_the_operation_and_the_field(
+def test_models_more_bad_fields_name_the_operation_and_the_field(
     decode: Callable[[object, str], Any], body: object, expected: str
 ) -> None:
-    """Summaries, a session's or a peer's context, a session peer's config: a broken
-    answer is a DecodeError naming the operation and the field, nested ones (a summary, a
-    message) too."""
+    """Summaries, a session's or a peer's context, a scope, a webhook endpoint, a session
+    peer's config: a broken answer is a DecodeError naming the operation and the field,
+    nested ones (a summary, a message) too; what came is said as the JSON it was."""
     with pytest.raises(DecodeError) as info:
         decode(body, "the_op")
     assert str(info.value) == f"the_op: {expected}"
