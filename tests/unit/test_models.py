@@ -545,6 +545,16 @@ SUMMARY = {
             "peer context.target_id should be a string, got nothing",
         ),
         (
+            roncho.PeerContext.from_json,
+            {"peer_id": "alice", "target_id": "bob", "peer_card": ["likes tea", 7]},
+            "peer context.peer_card should be a list of strings or null, got an array",
+        ),
+        (
+            lambda data, op: Page.decode(data, op, Peer.from_json),
+            {"items": {"id": "alice"}, "total": 1, "page": 1, "size": 50, "pages": 1},
+            "page.items should be an array, got an object",
+        ),
+        (
             roncho.Summary.from_json,
             {**SUMMARY, "content": 7},
             "summary.content should be a string, got int",
