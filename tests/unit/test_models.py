@@ -550,6 +550,16 @@ SUMMARY = {
             "peer context.peer_card should be a list of strings or null, got an array",
         ),
         (
+            ChatChunk.from_json,
+            {"done": True, "evidence": {"tool_calls": ["search"]}},
+            "evidence.tool_calls should be a list of objects, got an array",
+        ),
+        (
+            ChatAnswer.from_json,
+            {"content": "x", "evidence": {"messages": [{"id": None}]}},
+            "evidence message.id should be a string, got null",
+        ),
+        (
             lambda data, op: Page.decode(data, op, Peer.from_json),
             {"items": {"id": "alice"}, "total": 1, "page": 1, "size": 50, "pages": 1},
             "page.items should be an array, got an object",
