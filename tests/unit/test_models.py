@@ -560,6 +560,16 @@ SUMMARY = {
             "evidence message.id should be a string, got null",
         ),
         (
+            lambda data, op: decode_list(data, op, Message.from_json),
+            [MESSAGE, {**MESSAGE, "content": None}],
+            "message.content should be a string, got null",
+        ),
+        (
+            lambda data, op: decode_list(data, op, Message.from_json),
+            {"items": [MESSAGE]},
+            "expected a JSON array, got an object",
+        ),
+        (
             lambda data, op: Page.decode(data, op, Peer.from_json),
             {"items": {"id": "alice"}, "total": 1, "page": 1, "size": 50, "pages": 1},
             "page.items should be an array, got an object",
