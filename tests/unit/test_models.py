@@ -309,6 +309,19 @@ def test_models_session_peer_config() -> None:
         SessionPeerConfig(observe_me=1)  # type: ignore[arg-type]
 
 
+@pytest.mark.parametrize("name", ["observe_me", "observe_others"])
+@pytest.mark.parametrize("bad", [1, 0, "true", "false"])
+def test_models_session_peer_config_refuses_what_is_not_a_boolean_naming_the_switch(
+    name: str, bad: object
+) -> None:
+    """1 equals True in Python but would be sent as 1: each switch is True, False or None,
+    and the error names the switch that was wrong."""
+    with pytest.raises(ConfigError) as info:
+        SessionPeerConfig(**{name: bad})
+    assert str(info.value) == f"{name} must be True, False or None"
+    assert SessionPeerConfig(**{name: False}).to_json()[name] is False
+
+
 # -- extra fields -------------------------------------------------------------------------
 EXTRA = {
     "role": "user",
