@@ -49,6 +49,7 @@ from roncho import (
     parse_timestamp,
 )
 from roncho._decode import decode_list
+from roncho._models import render_batch
 from roncho._record import Record
 from roncho._request_checks import (
     MAX_CONCLUSION_CHARS,
@@ -842,6 +843,29 @@ def test_message_create_configuration_refused(configuration: object) -> None:
 def test_message_create_where_names_the_batch_position() -> None:
     with pytest.raises(ConfigError, match=r"messages\[7\].peer_id"):
         MessageCreate("bad id", "x").to_json("messages[7]")
+
+
+@pytest.mark.parametrize(
+    ("message", "expected"),
+    [
+        (MessageCreate("bad id", "x"), "messages[7].peer_id must be 1 to 512 characters"),
+        (MessageCreate("a", "ok \udcff"), "messages[7].content holds a lone surrogate"),
+        (MessageCreate("a", "x", metadata={"k": math.nan}), "messages[7].metadata is not JSON"),
+        (MessageCreate("a", "x", metadata=[1]), "messages[7].metadata must be a dict"),  # type: ignore[arg-type]
+        (MessageCreate("a", "x", created_at="yesterday"), "messages[7].created_at must be"),
+        (
+            MessageCreate("a", "x", configuration={"deriver": {}}),
+            "messages[7].configuration may hold only 'reasoning'",
+        ),
+    ],
+)
+def test_message_create_errors_name_the_field_at_its_batch_position(
+    message: MessageCreate, expected: str
+) -> None:
+    """In a batch of a hundred, the error says which message and which of its fields."""
+    with pytest.raises(ConfigError) as info:
+        render_batch([MessageCreate("a", "x")] * 7 + [message], MessageCreate, "messages", "op")
+    assert str(info.value).startswith(expected)
 
 
 # -- ConclusionCreate ---------------------------------------------------------------------
