@@ -49,6 +49,7 @@ from roncho import (
     parse_timestamp,
 )
 from roncho._decode import decode_list
+from roncho._models import render_batch
 from roncho._record import Record
 from roncho._request_checks import (
     MAX_CONCLUSION_CHARS,
@@ -229,6 +230,23 @@ def test_models_queue_status_internal_session_keys() -> None:
     assert QueueStatus.from_json(body, "op").sessions[NANO].session_id == NANO
 
 
+def test_models_queue_status_entry_reads_its_own_session_id() -> None:
+    """The entry's session_id is what is read; the key stands in only when it is null or
+    absent, and a mistyped one is a DecodeError naming the operation and the entry."""
+    body = copy.deepcopy(QUEUE_BUSY)
+    body["sessions"][NANO]["session_id"] = "s" * 21
+    assert QueueStatus.from_json(body, "op").sessions[NANO].session_id == "s" * 21
+    body["sessions"][NANO]["session_id"] = None
+    assert QueueStatus.from_json(body, "op").sessions[NANO].session_id == NANO
+    body["sessions"][NANO]["session_id"] = ["s1"]
+    with pytest.raises(DecodeError) as info:
+        QueueStatus.from_json(body, "queue_status")
+    assert str(info.value) == (
+        f"queue_status: queue status.sessions[{NANO}].session_id should be a string or null, "
+        "got an array"
+    )
+
+
 @pytest.mark.parametrize(
     ("pending", "in_progress", "idle"), [(0, 0, True), (1, 0, False), (0, 1, False)]
 )
@@ -290,6 +308,19 @@ def test_models_session_peer_config() -> None:
     assert config.to_json() == {"observe_me": None, "observe_others": True}
     with pytest.raises(ConfigError):
         SessionPeerConfig(observe_me=1)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("name", ["observe_me", "observe_others"])
+@pytest.mark.parametrize("bad", [1, 0, "true", "false"])
+def test_models_session_peer_config_refuses_what_is_not_a_boolean_naming_the_switch(
+    name: str, bad: object
+) -> None:
+    """1 equals True in Python but would be sent as 1: each switch is True, False or None,
+    and the error names the switch that was wrong."""
+    with pytest.raises(ConfigError) as info:
+        SessionPeerConfig(**{name: bad})
+    assert str(info.value) == f"{name} must be True, False or None"
+    assert SessionPeerConfig(**{name: False}).to_json()[name] is False
 
 
 # -- extra fields -------------------------------------------------------------------------
@@ -478,8 +509,160 @@ def test_models_nested_bad_fields_name_the_nested_thing() -> None:
         ChatChunk.from_json({"delta": {"content": "x"}, "done": "no"}, "chat_stream")
     with pytest.raises(DecodeError, match=re.escape("chat: chat answer.content should be")):
         ChatAnswer.from_json({"content": 1}, "chat")
-    with pytest.raises(DecodeError, match=re.escape("delete answer.message should be")):
+    with pytest.raises(DecodeError) as info:
         DeleteAccepted.from_json({"message": 1}, "delete_session")
+    assert str(info.value) == (
+        "delete_session: delete answer.message should be a string or null, got int"
+    )
+
+
+SUMMARY = {
+    "content": "alice likes tea",
+    "message_id": NANO,
+    "summary_type": "honcho_chat_summary_short",
+    "token_count": 9,
+}
+
+
+@pytest.mark.parametrize(
+    ("decode", "body", "expected"),
+    [
+        (
+            roncho.Summary.from_json,
+            {**SUMMARY, "content": None},
+            "summary.content should be a string, got null",
+        ),
+        (roncho.Summaries.from_json, {}, "summaries.id should be a string, got nothing"),
+        (
+            roncho.Summaries.from_json,
+            {"id": "s1", "short_summary": {**SUMMARY, "token_count": None}},
+            "summary.token_count should be an integer, got null",
+        ),
+        (
+            roncho.SessionContext.from_json,
+            {"id": "s1", "messages": None},
+            "session context.messages should be an array, got null",
+        ),
+        (
+            roncho.SessionContext.from_json,
+            {"id": "s1", "messages": [{**MESSAGE, "content": None}]},
+            "message.content should be a string, got null",
+        ),
+        (
+            roncho.SessionContext.from_json,
+            {"messages": []},
+            "session context.id should be a string, got nothing",
+        ),
+        (
+            roncho.PeerContext.from_json,
+            {"peer_id": "alice"},
+            "peer context.target_id should be a string, got nothing",
+        ),
+        (
+            roncho.PeerContext.from_json,
+            {"peer_id": "alice", "target_id": "bob", "peer_card": ["likes tea", 7]},
+            "peer context.peer_card should be a list of strings or null, got an array",
+        ),
+        (
+            ChatChunk.from_json,
+            {"done": True, "evidence": {"tool_calls": ["search"]}},
+            "evidence.tool_calls should be a list of objects, got an array",
+        ),
+        (
+            ChatAnswer.from_json,
+            {"content": "x", "evidence": {"messages": [{"id": None}]}},
+            "evidence message.id should be a string, got null",
+        ),
+        (
+            lambda data, op: decode_list(data, op, Message.from_json),
+            [MESSAGE, {**MESSAGE, "content": None}],
+            "message.content should be a string, got null",
+        ),
+        (
+            lambda data, op: decode_list(data, op, Message.from_json),
+            {"items": [MESSAGE]},
+            "expected a JSON array, got an object",
+        ),
+        (
+            lambda data, op: Page.decode(data, op, Peer.from_json),
+            {"items": {"id": "alice"}, "total": 1, "page": 1, "size": 50, "pages": 1},
+            "page.items should be an array, got an object",
+        ),
+        (
+            roncho.Summary.from_json,
+            {**SUMMARY, "content": 7},
+            "summary.content should be a string, got int",
+        ),
+        (
+            roncho.Summary.from_json,
+            {**SUMMARY, "token_count": 9.5},
+            "summary.token_count should be an integer, got float",
+        ),
+        (
+            roncho.Summary.from_json,
+            {**SUMMARY, "token_count": {"n": 9}},
+            "summary.token_count should be an integer, got an object",
+        ),
+        (
+            roncho.Summary.from_json,
+            {**SUMMARY, "token_count": True},
+            "summary.token_count should be an integer, got a boolean",
+        ),
+        (roncho.Scope.from_json, {"metadata": {}}, "scope.id should be a string, got nothing"),
+        (
+            WebhookEndpoint.from_json,
+            {"id": "wh1", "url": None},
+            "webhook endpoint.url should be a string, got null",
+        ),
+        (
+            SessionPeerConfig.from_json,
+            {"observe_me": "yes"},
+            "session peer config.observe_me should be true or false or null, got a string",
+        ),
+    ],
+)
+def test_models_more_bad_fields_name_the_operation_and_the_field(
+    decode: Callable[[object, str], Any], body: object, expected: str
+) -> None:
+    """Summaries, a session's or a peer's context, a scope, a webhook endpoint, a session
+    peer's config: a broken answer is a DecodeError naming the operation and the field,
+    nested ones (a summary, a message) too; what came is said as the JSON it was."""
+    with pytest.raises(DecodeError) as info:
+        decode(body, "the_op")
+    assert str(info.value) == f"the_op: {expected}"
+
+
+@pytest.mark.parametrize(
+    ("body", "expected"),
+    [
+        ([], "expected a JSON object for scope status, got an array"),
+        (
+            {"backfill_status": []},
+            "scope status.backfill_status should be an object or null, got an array",
+        ),
+        (
+            {"backfill_status": {"s1": "done"}},
+            "expected a JSON object for scope status.backfill_status[s1], got a string",
+        ),
+        (
+            {"backfill_status": {"s1": {"state": None}}},
+            "scope status.backfill_status[s1].state should be a string, got null",
+        ),
+        (
+            {"backfill_status": {"s1": {"state": "completed", "docs_copied": "3"}}},
+            "scope status.backfill_status[s1].docs_copied should be an integer or null, "
+            "got a string",
+        ),
+    ],
+)
+def test_models_scope_status_bad_fields_name_the_operation_and_the_session(
+    body: object, expected: str
+) -> None:
+    """A broken backfill entry is found by the operation and the member session it is
+    about, so the caller knows which session's backfill the server answered wrongly."""
+    with pytest.raises(DecodeError) as info:
+        roncho.ScopeStatus.from_json(body, "get_scope_status")
+    assert str(info.value) == f"get_scope_status: {expected}"
 
 
 # -- MessageCreate ------------------------------------------------------------------------
@@ -662,6 +845,29 @@ def test_message_create_where_names_the_batch_position() -> None:
         MessageCreate("bad id", "x").to_json("messages[7]")
 
 
+@pytest.mark.parametrize(
+    ("message", "expected"),
+    [
+        (MessageCreate("bad id", "x"), "messages[7].peer_id must be 1 to 512 characters"),
+        (MessageCreate("a", "ok \udcff"), "messages[7].content holds a lone surrogate"),
+        (MessageCreate("a", "x", metadata={"k": math.nan}), "messages[7].metadata is not JSON"),
+        (MessageCreate("a", "x", metadata=[1]), "messages[7].metadata must be a dict"),  # type: ignore[arg-type]
+        (MessageCreate("a", "x", created_at="yesterday"), "messages[7].created_at must be"),
+        (
+            MessageCreate("a", "x", configuration={"deriver": {}}),
+            "messages[7].configuration may hold only 'reasoning'",
+        ),
+    ],
+)
+def test_message_create_errors_name_the_field_at_its_batch_position(
+    message: MessageCreate, expected: str
+) -> None:
+    """In a batch of a hundred, the error says which message and which of its fields."""
+    with pytest.raises(ConfigError) as info:
+        render_batch([MessageCreate("a", "x")] * 7 + [message], MessageCreate, "messages", "op")
+    assert str(info.value).startswith(expected)
+
+
 # -- ConclusionCreate ---------------------------------------------------------------------
 def test_conclusion_create_to_json() -> None:
     assert ConclusionCreate("likes tea", "alice", "bob").to_json() == {
@@ -672,13 +878,25 @@ def test_conclusion_create_to_json() -> None:
     assert ConclusionCreate("x", "a", "b", session_id="s1").to_json()["session_id"] == "s1"
 
 
+@pytest.mark.parametrize("content", ["caf\u00e9 au lait", "\u6bce\u671d\u304a\u8336"])
+def test_conclusion_create_with_non_ascii_text_keeps_its_session(content: str) -> None:
+    """Text beyond ASCII is checked the long way; its body is the same, session and all."""
+    assert ConclusionCreate(content, "alice", "bob", session_id="s1").to_json() == {
+        "content": content,
+        "observer_id": "alice",
+        "observed_id": "bob",
+        "session_id": "s1",
+    }
+
+
 def test_conclusion_create_content_limits() -> None:
     assert MAX_CONCLUSION_CHARS == 65_535
     assert ConclusionCreate("x" * 65_535, "a", "b").to_json()
     with pytest.raises(ConfigError, match="65536 characters"):
         ConclusionCreate("x" * 65_536, "a", "b").to_json()
-    with pytest.raises(ConfigError, match="non-empty"):
+    with pytest.raises(ConfigError) as info:
         ConclusionCreate("", "a", "b").to_json()
+    assert str(info.value) == "conclusion.content must be a non-empty string"
     with pytest.raises(ConfigError, match="non-empty"):
         ConclusionCreate(None, "a", "b").to_json()  # type: ignore[arg-type]
 
@@ -915,6 +1133,32 @@ def test_models_compare_copy_and_pickle_by_their_fields(model: Any) -> None:
         clone = pickle.loads(pickle.dumps(model, protocol))
         assert clone == model and type(clone) is cls
     assert copy.deepcopy(model) == model and copy.copy(model) == model
+
+
+class _PickledByAnotherVersion:
+    """Pickles as a record of ``cls`` made by a roncho whose record had other fields."""
+
+    def __init__(self, record: Record, values: tuple[Any, ...]) -> None:
+        self.rebuild = record.__reduce__()[0]
+        self.cls = type(record)
+        self.values = values
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (self.rebuild, (self.cls, self.values))
+
+
+@pytest.mark.parametrize("change", ["one value short", "one value more"])
+def test_models_a_pickle_whose_values_do_not_match_the_fields_is_refused(change: str) -> None:
+    """A pickle from a roncho whose record had fewer or more fields is refused when read,
+    never read into a record with a field unset (an AttributeError later, far from the
+    cause) or a value silently dropped."""
+    summary = roncho.Summary(content="c", message_id=NANO, summary_type="short", token_count=3)
+    values = tuple(getattr(summary, name) for name in type(summary).__slots__)
+    values = values[:-1] if change == "one value short" else (*values, "extra")
+    data = pickle.dumps(_PickledByAnotherVersion(summary, values))
+    with pytest.raises(ValueError, match="zip"):
+        pickle.loads(data)
+    assert pickle.loads(pickle.dumps(summary)) == summary
 
 
 def test_models_hash_by_fields_and_a_dict_field_makes_them_unhashable() -> None:

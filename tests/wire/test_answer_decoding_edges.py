@@ -55,3 +55,16 @@ def test_an_empty_205_where_a_document_is_needed_is_a_decode_error() -> None:
         roncho.Client(server.url, "w", read_timeout=PATIENT).server_version()
     assert info.value.request_sent is True
     assert str(info.value).startswith("server_version: the answer is not JSON")
+
+
+@pytest.mark.parametrize("constant", ["NaN", "Infinity", "-Infinity"])
+def test_an_answer_holding_nan_or_infinity_is_not_json_and_the_error_names_it(
+    constant: str,
+) -> None:
+    """Python's json module reads NaN and Infinity, which JSON has not: such an answer is a
+    DecodeError (never a float no JSON peer could send back), saying which word it found."""
+    answer = reply(200, raw_body=b'{"info": {"version": ' + constant.encode() + b"}}")
+    with RawServer([answer]) as server, pytest.raises(DecodeError) as info:
+        roncho.Client(server.url, "w", read_timeout=PATIENT).server_version()
+    assert info.value.request_sent is True
+    assert str(info.value) == f"server_version: the answer is not JSON ({constant} is not JSON)"
