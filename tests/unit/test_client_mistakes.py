@@ -30,7 +30,10 @@ def test_a_key_that_is_not_a_str_is_refused(kind: type, key: object) -> None:
 
 def test_with_on_the_asyncio_client_says_async_with() -> None:
     client = AsyncClient(URL, "ws")
-    expected = r"AsyncClient is an asynchronous context manager: write `async with`"
+    expected = (
+        r"^AsyncClient is an asynchronous context manager: write `async with`, "
+        r"inside an async function, not `with`$"
+    )
     with pytest.raises(TypeError, match=expected), client:  # type: ignore[attr-defined]
         pass
     client.close()

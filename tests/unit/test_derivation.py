@@ -370,3 +370,76 @@ def test_the_outcome_is_a_plain_immutable_record() -> None:
         outcome.state = "waiting"  # type: ignore[misc]
     assert outcome.replace() == outcome and outcome.replace(state="waiting") != outcome
     assert str(outcome).startswith("done: 1 new queue item(s) of session 's1'")
+
+
+def outcome_of(state: str, **fields: Any) -> DerivationOutcome:
+    counts = {"new_work_units": 2, "pending": 1, "in_progress": 0, "completed": 1}
+    base: dict[str, Any] = {"session_id": SESSION, "workspace_in_progress": None, **counts}
+    base.update(first_seen=None, elapsed=3.456, reads=4)
+    return DerivationOutcome(state=state, **{**base, **fields})  # type: ignore[arg-type]
+
+
+SESSION_WORDS = "session 's1' has 1 pending, 0 in progress, 1 completed"
+SEEN_WORDS = ", first seen at 0.50 s"
+
+
+@pytest.mark.parametrize(
+    ("state", "fields", "words"),
+    [
+        ("done", {}, "done: 2 new queue item(s) of session 's1', all finished by 3.46 s"),
+        (
+            "done",
+            {"first_seen": 0.5},
+            f"done: 2 new queue item(s) of session 's1'{SEEN_WORDS}, all finished by 3.46 s",
+        ),
+        (
+            "nothing_queued",
+            {},
+            "nothing queued: no new work for session 's1' appeared within 3.46 s (its senders "
+            "are not observed, reasoning is off, or the server enqueues slower than the grace "
+            "period)",
+        ),
+        ("still_working", {}, f"still working after 3.46 s: {SESSION_WORDS}"),
+        (
+            "still_working",
+            {"first_seen": 0.5, "workspace_in_progress": 3},
+            f"still working after 3.46 s: {SESSION_WORDS}{SEEN_WORDS}",
+        ),
+        (
+            "batching",
+            {"workspace_in_progress": 0},
+            f"batching after 3.46 s: {SESSION_WORDS}, nothing in progress in the workspace; "
+            "the deriver batches",
+        ),
+        (
+            "batching",
+            {
+                "first_seen": 0.5,
+                "workspace_in_progress": 0,
+                "gates": DeriverGates(batch_tokens=None, batch_max_age=None),
+                "released_by": 1845.6,
+            },
+            f"batching after 3.46 s: {SESSION_WORDS}{SEEN_WORDS}, nothing in progress in the "
+            "workspace; no gate is set, so a batch is never released by itself; the age gate "
+            "releases it by 1846 s from the wait's start",
+        ),
+        (
+            "waiting",
+            {},
+            f"waiting after 3.46 s: {SESSION_WORDS}; the queue does not say why (batching, or a "
+            "backlog it does not show)",
+        ),
+        (
+            "waiting",
+            {"first_seen": 0.5, "workspace_in_progress": 2},
+            f"waiting after 3.46 s: {SESSION_WORDS}{SEEN_WORDS}; 2 in progress in the "
+            "workspace; the queue does not say why (batching, or a backlog it does not show)",
+        ),
+    ],
+)
+def test_each_outcome_says_in_words_what_the_wait_saw(
+    state: str, fields: dict[str, Any], words: str
+) -> None:
+    """str(outcome) is what a caller logs: each state's sentence, with the first sighting,
+    the workspace's count and the gates' release time only where the wait has them."""
+    assert str(outcome_of(state, **fields)) == words
