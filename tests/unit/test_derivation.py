@@ -443,3 +443,59 @@ def test_each_outcome_says_in_words_what_the_wait_saw(
     """str(outcome) is what a caller logs: each state's sentence, with the first sighting,
     the workspace's count and the gates' release time only where the wait has them."""
     assert str(outcome_of(state, **fields)) == words
+
+
+def verdict_after(
+    answers: list[tuple[float, QueueStatus]], *, gates: DeriverGates, deadline: float = 60.0
+) -> Read | Pause | DerivationOutcome:
+    """Session reads at the given times, each followed by the workspace read it asks for
+    (quiet); what the wait says next, at the last read's time."""
+    wait = DerivationWait(
+        SESSION, ZERO, grace=1.0, interval=0.25, gates=gates, deadline=deadline, now=0.0
+    )
+    step: Read | Pause | DerivationOutcome = Pause(seconds=0.0)
+    for at, answer in answers:
+        step = wait.next(at)
+        assert isinstance(step, Read) and step.session_id == SESSION
+        wait.received(step, answer)
+        step = wait.next(at)
+        if isinstance(step, Read) and step.session_id is None:
+            wait.received(step, ZERO)
+            step = wait.next(at)
+    return step
+
+
+PENDING = status(1, pending=1)
+
+
+@pytest.mark.parametrize(
+    ("answers", "gates", "batching"),
+    [
+        # A whole look (3 s) pending since first seen, the age gate past the bound: batching.
+        ([(0.0, PENDING), (3.0, PENDING)], DeriverGates(deriver_look=3.0), True),
+        ([(0.0, PENDING), (2.99, PENDING)], DeriverGates(deriver_look=3.0), False),
+        # The age gate opens just after the 60 s bound: batching; at the bound itself, the
+        # wait would see the release, so it goes on.
+        (
+            [(0.0, PENDING), (3.0, PENDING)],
+            DeriverGates(batch_max_age=60.5, deriver_look=3.0),
+            True,
+        ),
+        ([(0.0, PENDING), (3.0, PENDING)], DeriverGates(batch_max_age=60, deriver_look=3.0), False),
+        # Some of the session's work in progress at the look: the deriver has taken it.
+        (
+            [(0.0, PENDING), (3.0, status(2, in_progress=1, pending=1))],
+            DeriverGates(deriver_look=3.0),
+            False,
+        ),
+    ],
+)
+def test_early_batching_is_said_exactly_when_a_look_has_passed_and_the_gate_is_past_the_bound(
+    answers: list[tuple[float, QueueStatus]], gates: DeriverGates, batching: bool
+) -> None:
+    verdict = verdict_after(answers, gates=gates)
+    if batching:
+        assert isinstance(verdict, DerivationOutcome) and verdict.state == "batching"
+        assert verdict.elapsed == answers[-1][0]
+    else:
+        assert isinstance(verdict, (Read, Pause))  # the wait goes on
