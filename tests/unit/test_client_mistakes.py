@@ -6,6 +6,8 @@ Through the public API only: the blocking client and the asyncio one, with no se
 from __future__ import annotations
 
 import asyncio
+import pickle
+import re
 
 import pytest
 
@@ -45,3 +47,26 @@ def test_async_with_still_works() -> None:
             return client.has_key
 
     assert asyncio.run(main()) is True
+
+
+@pytest.mark.parametrize(
+    ("kind", "name"), [(roncho.Client, "roncho.Client"), (AsyncClient, "roncho.aio.AsyncClient")]
+)
+def test_a_client_refuses_pickling_and_says_why(kind: type, name: str) -> None:
+    client = kind(URL, "ws", api_key="sk-x")
+    expected = rf"^a {re.escape(name)} cannot be pickled \(it would carry its key\)$"
+    with pytest.raises(TypeError, match=expected):
+        pickle.dumps(client)
+    client.close()
+
+
+@pytest.mark.parametrize("kind", [roncho.Client, AsyncClient])
+def test_a_bad_workspace_id_is_refused_by_its_name(kind: type) -> None:
+    """The same words from the constructor and from with_workspace: the parameter's name."""
+    expected = r"^workspace must be 1 to 512 characters of A-Z"
+    with pytest.raises(roncho.ConfigError, match=expected):
+        kind(URL, "no spaces")
+    client = kind(URL, "ws")
+    with pytest.raises(roncho.ConfigError, match=expected):
+        client.with_workspace("no spaces")
+    client.close()
