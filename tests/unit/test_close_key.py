@@ -50,3 +50,29 @@ def test_close_copies_keep_their_own_key() -> None:
     other = client.with_workspace("ws2")
     client.close()
     assert other.has_key is True and "key=set" in repr(other)
+
+
+@pytest.mark.parametrize("cls", CLIENTS)
+@pytest.mark.parametrize(
+    ("api_key", "closed", "ending"),
+    [
+        (None, False, "key=none, read_only>"),
+        (SECRET, False, "key=set, read_only>"),
+        (SECRET, True, "key=closed, read_only>"),
+        (None, True, "key=none, read_only, closed>"),
+    ],
+)
+def test_repr_says_key_read_only_and_closed_each_in_its_place(
+    cls: type[roncho.Client], api_key: str | None, closed: bool, ending: str
+) -> None:
+    client = cls("http://127.0.0.1:9", "ws", api_key=api_key, read_only=True)
+    writable = client.with_workspace("ws", read_only=False)
+    if closed:
+        client.close()
+    name = "roncho.Client" if cls is roncho.Client else "roncho.aio.AsyncClient"
+    assert repr(client) == f"<{name} http://127.0.0.1:9 workspace='ws' {ending}"
+    # Without read_only the same ends straight after the key (an open client's).
+    assert repr(writable).endswith(" key=none>" if api_key is None else " key=set>")
+    writable.close()
+    if not closed:
+        client.close()

@@ -290,27 +290,32 @@ def test_pauses_never_pass_the_bound() -> None:
     assert isinstance(outcome, DerivationOutcome) and outcome.state == "still_working"
 
 
+SINCE_WORDS = (
+    "since must be the QueueStatus read with queue_status(session_id=...) before the sync, not "
+)
+
+
 @pytest.mark.parametrize(
-    ("options", "name"),
+    ("options", "words"),
     [
-        ({"session_id": "bad id"}, "session_id"),
-        ({"session_id": 7}, "session_id"),
-        ({"since": None}, "since"),
-        ({"since": {"total_work_units": 0}}, "since"),
-        ({"since": [ZERO]}, "since"),
-        ({"grace": 0}, "grace"),
-        ({"grace": True}, "grace"),
-        ({"grace": "1"}, "grace"),
-        ({"interval": -1.0}, "interval"),
-        ({"interval": float("nan")}, "interval"),
-        ({"deadline": None}, "deadline"),
-        ({"deadline": False}, "deadline"),
-        ({"grace": 5.0, "deadline": 5.0}, "grace"),
-        ({"gates": {"flush": True}}, "gates"),
-        ({"gates": True}, "gates"),
+        ({"session_id": "bad id"}, "session_id must be 1 to 512 characters"),
+        ({"session_id": 7}, "session_id must be 1 to 512 characters"),
+        ({"since": None}, SINCE_WORDS + "NoneType"),
+        ({"since": {"total_work_units": 0}}, SINCE_WORDS + "dict"),
+        ({"since": [ZERO]}, SINCE_WORDS + "list"),
+        ({"grace": 0}, "grace must be a positive finite number of seconds, got 0"),
+        ({"grace": True}, "grace must be a number of seconds, not bool"),
+        ({"grace": "1"}, "grace must be a number of seconds, not str"),
+        ({"interval": -1.0}, "interval must be a positive finite number of seconds, got -1.0"),
+        ({"interval": float("nan")}, "interval must be a positive finite number of seconds"),
+        ({"deadline": None}, "deadline must be a number of seconds, not NoneType"),
+        ({"deadline": False}, "deadline must be a number of seconds, not bool"),
+        ({"grace": 5.0, "deadline": 5.0}, "grace (5 s) must be shorter than deadline (5 s)"),
+        ({"gates": {"flush": True}}, "gates must be a DeriverGates or None, not dict"),
+        ({"gates": True}, "gates must be a DeriverGates or None, not bool"),
     ],
 )
-def test_a_bad_argument_is_a_config_error_naming_it(options: dict[str, Any], name: str) -> None:
+def test_a_bad_argument_is_a_config_error_naming_it(options: dict[str, Any], words: str) -> None:
     arguments: dict[str, Any] = {
         "session_id": SESSION,
         "since": ZERO,
@@ -320,8 +325,9 @@ def test_a_bad_argument_is_a_config_error_naming_it(options: dict[str, Any], nam
         "deadline": 10.0,
         **options,
     }
-    with pytest.raises(roncho.ConfigError, match=name):
+    with pytest.raises(roncho.ConfigError) as info:
         DerivationWait(now=0.0, **arguments)
+    assert str(info.value).startswith(words)
 
 
 def test_a_baseline_read_without_session_id_is_refused() -> None:
@@ -334,26 +340,38 @@ def test_a_baseline_read_without_session_id_is_refused() -> None:
         pending_work_units=0,
     )
     whole = status(1, 1, sessions={"abc": entry})
-    with pytest.raises(roncho.ConfigError, match=r"since .* without session_id"):
+    words = (
+        r"^since holds a per-session map, so it was read without session_id: read it with "
+        r"queue_status\(session_id=\.\.\.\) before the sync$"
+    )
+    with pytest.raises(roncho.ConfigError, match=words):
         DerivationWait(SESSION, whole, grace=1.0, interval=0.25, gates=None, deadline=5.0, now=0.0)
 
 
 @pytest.mark.parametrize(
-    ("fields", "name"),
+    ("fields", "words"),
     [
-        ({"flush": 1}, "gates.flush"),
-        ({"batch_tokens": 0}, "gates.batch_tokens"),
-        ({"batch_tokens": True}, "gates.batch_tokens"),
-        ({"batch_tokens": 1.5}, "gates.batch_tokens"),
-        ({"batch_max_age": 0}, "gates.batch_max_age"),
-        ({"batch_max_age": "30"}, "gates.batch_max_age"),
-        ({"deriver_look": 0}, "gates.deriver_look"),
-        ({"deriver_look": None}, "gates.deriver_look"),
+        ({"flush": 1}, "gates.flush must be True or False"),
+        ({"batch_tokens": 0}, "gates.batch_tokens must be at least 1 (None: off), got 0"),
+        ({"batch_tokens": True}, "gates.batch_tokens must be an integer or None"),
+        ({"batch_tokens": 1.5}, "gates.batch_tokens must be an integer or None"),
+        ({"batch_max_age": 0}, "gates.batch_max_age must be a positive finite number of seconds"),
+        ({"batch_max_age": "30"}, "gates.batch_max_age must be a number of seconds, not str"),
+        ({"deriver_look": 0}, "gates.deriver_look must be a positive finite number of seconds"),
+        ({"deriver_look": None}, "gates.deriver_look must be a number of seconds, not NoneType"),
     ],
 )
-def test_gates_check_themselves(fields: dict[str, Any], name: str) -> None:
-    with pytest.raises(roncho.ConfigError, match=name):
+def test_gates_check_themselves(fields: dict[str, Any], words: str) -> None:
+    with pytest.raises(roncho.ConfigError) as info:
         DeriverGates(**fields)
+    assert str(info.value).startswith(words)
+
+
+def test_gates_default_to_honchos_own_and_take_a_one_token_gate() -> None:
+    gates = DeriverGates()
+    assert (gates.flush, gates.batch_tokens, gates.batch_max_age) == (False, 512, 1800.0)
+    assert gates.deriver_look == DEFAULT_DERIVER_LOOK == 45.0
+    assert DeriverGates(batch_tokens=1).batch_tokens == 1
 
 
 def test_gates_in_words() -> None:
@@ -499,3 +517,66 @@ def test_early_batching_is_said_exactly_when_a_look_has_passed_and_the_gate_is_p
         assert verdict.elapsed == answers[-1][0]
     else:
         assert isinstance(verdict, (Read, Pause))  # the wait goes on
+
+
+def test_the_bound_before_a_read_past_the_grace_without_new_work_is_nothing_queued() -> None:
+    """The one read took the whole bound and showed only the baseline's own work (in
+    progress, or pending): no new work was seen, whatever the old work is doing."""
+    for old in (status(1, in_progress=1), status(1, pending=1)):
+        script = Script([old], since=old, gates=DeriverGates(), deadline=3.0, read_takes=3.0)
+        outcome = script.run()
+        assert outcome.state == "nothing_queued" and outcome.elapsed == 3.0
+        assert outcome.first_seen is None and outcome.reads == 1
+
+
+def test_a_wait_first_asked_after_its_bound_ends_with_the_baselines_counts() -> None:
+    since = status(5, 3, in_progress=1, pending=1)
+    wait = DerivationWait(SESSION, since, grace=1.0, interval=0.25, gates=None, deadline=5.0, now=0)
+    outcome = wait.next(6.0)
+    assert isinstance(outcome, DerivationOutcome) and outcome.state == "nothing_queued"
+    assert (outcome.pending, outcome.in_progress, outcome.completed) == (1, 1, 3)
+    assert (outcome.reads, outcome.elapsed) == (0, 6.0)
+
+
+def test_work_finished_before_the_grace_ended_is_waiting_at_the_bound_not_batching() -> None:
+    """Seen pending (the workspace quiet), then finished, but the bound came before a read
+    past the grace: more of the sync's items could still appear, so not "done", and with
+    nothing pending not "batching" either."""
+    wait = DerivationWait(
+        SESSION, ZERO, grace=1.0, interval=0.25, gates=DeriverGates(), deadline=3.0, now=0.0
+    )
+    for answer in (status(1, pending=1), ZERO):  # the session, then the workspace it asks for
+        read = wait.next(0.0)
+        assert isinstance(read, Read)
+        wait.received(read, answer)
+    assert isinstance(wait.next(0.0), Pause)
+    read = wait.next(0.25)
+    assert isinstance(read, Read) and read.session_id == SESSION
+    wait.received(read, status(1, 1))  # a read that lasts past the bound
+    outcome = wait.next(3.0)
+    assert isinstance(outcome, DerivationOutcome) and outcome.state == "waiting"
+    assert outcome.workspace_in_progress == 0 and outcome.pending == 0
+
+
+def test_a_batch_exactly_at_its_age_gate_and_a_look_is_still_batching() -> None:
+    gates = DeriverGates(batch_max_age=1.0, deriver_look=2.0)
+    wait = DerivationWait(SESSION, ZERO, grace=1.0, interval=0.25, gates=gates, deadline=3.5, now=0)
+    for at in (0.0, 3.0):  # the read at 3.0 s is at the gate (1 s) plus the look (2 s)
+        read = wait.next(at)
+        assert isinstance(read, Read) and read.session_id == SESSION
+        wait.received(read, PENDING)
+        read = wait.next(at)
+        assert isinstance(read, Read) and read.session_id is None
+        wait.received(read, ZERO)
+    outcome = wait.next(3.5)
+    assert isinstance(outcome, DerivationOutcome) and outcome.state == "batching"
+
+
+def test_work_finished_within_the_grace_asks_nothing_of_the_workspace() -> None:
+    """Only pending work with none in progress sends a workspace read; finished work
+    waits for the grace with session reads alone. A short grace gives a short elapsed."""
+    script = Script([status(1, 1)], grace=0.5)
+    outcome = script.run()
+    assert outcome.state == "done" and outcome.workspace_in_progress is None
+    assert {who for _, who in script.log} == {SESSION}
+    assert outcome.elapsed == pytest.approx(0.51)
