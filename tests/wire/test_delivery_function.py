@@ -17,7 +17,7 @@ from urllib.parse import urlsplit
 import pytest
 from both_clients import BlockingAsync
 from faultproxy import FaultPlan, FaultProxy
-from rawserver import RefusingPort, Trap
+from rawserver import RawServer, RefusingPort, Trap, reply
 from seams import client_class
 
 import roncho
@@ -225,32 +225,74 @@ def test_a_look_that_finds_anything_but_the_batch_once_raises_and_sends_nothing(
     assert len(posts(fake)) == before
 
 
+MARKER_WORDS = "marker must be a non-empty string, unique to the batch"
+BATCH_WORDS = "batch must be an iterable of roncho.MessageCreate"
+
+
 @pytest.mark.parametrize(
-    ("arguments", "named"),
+    ("arguments", "words"),
     [
-        ({"marker": ""}, "marker"),
-        ({"marker": 7}, "marker"),
-        ({"marker_key": ""}, "marker_key"),
-        ({"batch": []}, "batch"),
-        ({"batch": batch_of(101, "x")}, "batch"),
-        ({"batch": "hello"}, "batch"),
-        ({"batch": [{"peer_id": "alice", "content": "x"}]}, "batch"),
-        ({"attempts": 0}, "attempts"),
-        ({"pause": -1}, "pause"),
-        ({"session_id": "bad id"}, "session_id"),
+        ({"marker": ""}, MARKER_WORDS),
+        ({"marker": 7}, MARKER_WORDS),
+        ({"marker_key": ""}, "marker_key must be a non-empty string"),
+        ({"batch": []}, "batch must hold 1 to 100 messages, got 0"),
+        ({"batch": batch_of(101, "x")}, "batch must hold 1 to 100 messages, got 101"),
+        ({"batch": "hello"}, BATCH_WORDS),
+        # Text and mappings are refused as such, even empty (not as an empty batch).
+        ({"batch": ""}, BATCH_WORDS),
+        ({"batch": b""}, BATCH_WORDS),
+        ({"batch": {}}, BATCH_WORDS),
+        ({"batch": [{"peer_id": "alice", "content": "x"}]}, BATCH_WORDS),
+        ({"attempts": 0}, "attempts must be "),
+        ({"pause": -1}, "pause must be a positive finite number of seconds"),
+        ({"session_id": "bad id"}, "session_id must be 1 to 512 characters"),
     ],
 )
 def test_a_bad_argument_is_a_config_error_before_anything_is_sent(
-    arguments: dict[str, Any], named: str
+    arguments: dict[str, Any], words: str
 ) -> None:
     with Trap() as trap:
         client = roncho.Client(trap.url, "w", read_timeout=READ_TIMEOUT)
         call: dict[str, Any] = {"session_id": "s1", "batch": batch_of(1, "x"), "marker": "t1"}
         call.update(arguments)
-        with pytest.raises(roncho.ConfigError, match=named):
+        with pytest.raises(roncho.ConfigError) as info:
             sync_batch(client, call.pop("session_id"), call.pop("batch"), call.pop("marker"),
                        **call)  # fmt: skip
+        assert str(info.value).startswith(words)
         assert trap.connections() == 0
+
+
+def test_the_record_says_how_long_the_call_took(
+    fake: FakeHoncho, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``elapsed`` is the monotonic clock's reading at the end less the one at the start."""
+    client = client_of(fake.url)
+    readings = iter([10.0, 12.5])
+
+    class Clock:
+        @staticmethod
+        def monotonic() -> float:
+            return next(readings)
+
+    monkeypatch.setattr(delivery, "time", Clock)
+    monkeypatch.setattr(aio_delivery, "time", Clock)
+    record = sync_batch(client, "s1", batch_of(1, "x"), "t1")
+    assert (record.outcome, record.elapsed) == ("sent", 2.5)
+
+
+def test_a_look_whose_page_holds_none_of_what_it_counts_is_a_mismatch() -> None:
+    """A page that counts messages under the marker but lists none is not "nothing
+    found": sending again could store the batch twice."""
+    answer = {"items": [], "total": 2, "page": 1, "size": 100, "pages": 1}
+    with RawServer([reply(200, answer)]) as server:
+        client = roncho.Client(server.url, "w", read_timeout=READ_TIMEOUT)
+        with pytest.raises(delivery.BatchMismatchError) as caught:
+            sync_batch(client, "s1", batch_of(2, "x"), "t1", look_first=True)
+    assert (caught.value.held, caught.value.expected) == (2, 2)
+    assert server.connections == 1  # the look, and no send
+    assert server.requests[0].request_line.startswith(
+        "POST /v3/workspaces/w/sessions/s1/messages/list"
+    )
 
 
 def test_the_settle_time_is_the_clients_read_timeout() -> None:
