@@ -262,6 +262,14 @@ def test_a_bad_argument_is_a_config_error_before_anything_is_sent(
         assert trap.connections() == 0
 
 
+def test_the_largest_batch_and_no_pause_are_taken(fake: FakeHoncho) -> None:
+    """A batch of 100 (the server's own limit) and pause=0 (send again at once) are in
+    range: bounds of the checks, not refusals."""
+    client = client_of(fake.url)
+    record = sync_batch(client, "s1", batch_of(100, "x"), "t1", pause=0)
+    assert (record.outcome, len(record.messages)) == ("sent", 100)
+
+
 def test_the_record_says_how_long_the_call_took(
     fake: FakeHoncho, monkeypatch: pytest.MonkeyPatch
 ) -> None:
