@@ -554,29 +554,39 @@ def test_message_create_metadata_accepted(metadata: dict[str, Any]) -> None:
     json.dumps(body, allow_nan=False)
 
 
+LONE_SURROGATE = "a string holds a lone surrogate, which UTF-8 cannot carry"
+
+
 @pytest.mark.parametrize(
     ("metadata", "reason"),
     [
-        ([("a", 1)], "must be a dict"),
-        ("a=1", "must be a dict"),
-        ({"x": math.nan}, "NaN and Infinity"),
-        ({"x": math.inf}, "NaN and Infinity"),
-        ({"x": [1, -math.inf]}, "NaN and Infinity"),
-        ({"x": {"y": math.nan}}, "NaN and Infinity"),
-        ({1: "a"}, "string keys"),
-        ({"a": {2: "b"}}, "string keys"),
-        ({"a": [{None: 1}]}, "string keys"),
-        ({"a": {1, 2}}, "not JSON-serialisable"),
-        ({"a": b"bytes"}, "not JSON-serialisable"),
-        ({"a": object()}, "not JSON-serialisable"),
-        ({"a": datetime(2026, 1, 1)}, "not JSON-serialisable"),
-        ({f"k{i}": i for i in range(MAX_METADATA_KEYS + 1)}, "101 top-level keys"),
-        (_nested(MAX_METADATA_DEPTH + 1), "deeper than 5"),
+        ([("a", 1)], "must be a dict (a JSON object), not list"),
+        ("a=1", "must be a dict (a JSON object), not str"),
+        ({"x": math.nan}, "is not JSON-serialisable: NaN and Infinity cannot be sent"),
+        ({"x": math.inf}, "is not JSON-serialisable: NaN and Infinity cannot be sent"),
+        ({"x": [1, -math.inf]}, "is not JSON-serialisable: NaN and Infinity cannot be sent"),
+        ({"x": {"y": math.nan}}, "is not JSON-serialisable: NaN and Infinity cannot be sent"),
+        ({1: "a"}, "must use only string keys"),
+        ({"a": {2: "b"}}, "must use only string keys"),
+        ({"a": [{None: 1}]}, "must use only string keys"),
+        ({"a": {1, 2}}, "is not JSON-serialisable: set is not a JSON type"),
+        ({"a": b"bytes"}, "is not JSON-serialisable: bytes is not a JSON type"),
+        ({"a": object()}, "is not JSON-serialisable: object is not a JSON type"),
+        ({"a": datetime(2026, 1, 1)}, "is not JSON-serialisable: datetime is not a JSON type"),
+        (
+            {f"k{i}": i for i in range(MAX_METADATA_KEYS + 1)},
+            "has 101 top-level keys; the server allows 100",
+        ),
+        (_nested(MAX_METADATA_DEPTH + 1), "nests deeper than 5 levels"),
+        ({"a": "\udc80"}, f"is not JSON-serialisable: {LONE_SURROGATE}"),
+        ({"\udc80": 1}, f"is not JSON-serialisable: {LONE_SURROGATE}"),
     ],
 )
 def test_message_create_metadata_refused(metadata: object, reason: str) -> None:
-    with pytest.raises(ConfigError, match=reason):
+    """Each refusal names the field and says what is wrong with it, whole."""
+    with pytest.raises(ConfigError) as info:
         MessageCreate("a", "x", metadata=metadata).to_json()  # type: ignore[arg-type]
+    assert str(info.value) == f"message.metadata {reason}"
 
 
 def test_message_create_metadata_self_reference_refused() -> None:

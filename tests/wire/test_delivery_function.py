@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import socket
+import time
 from collections.abc import Iterator
 from typing import Any
 from urllib.parse import urlsplit
@@ -168,6 +169,34 @@ def test_a_refused_connection_is_sent_again_after_the_pause_without_a_look() -> 
             sync_batch(client, "s1", batch_of(1, "x"), "t1", attempts=3, pause=0.05)
     assert caught.value.request_sent is False
     assert len(made) == 3
+
+
+@pytest.mark.parametrize("pause", [0, 0.05])
+def test_the_pause_between_refused_sends_is_the_callers(
+    monkeypatch: pytest.MonkeyPatch, pause: float
+) -> None:
+    """pause=0 sends again at once; any other pause is waited as given."""
+    waits: list[float] = []
+
+    class Clock:
+        monotonic = staticmethod(time.monotonic)
+
+        @staticmethod
+        def sleep(seconds: float) -> None:
+            waits.append(seconds)
+
+    class Aio:
+        @staticmethod
+        async def sleep(seconds: float) -> None:
+            waits.append(seconds)
+
+    monkeypatch.setattr(delivery, "time", Clock)
+    monkeypatch.setattr(aio_delivery, "asyncio", Aio)
+    with RefusingPort() as refusing:
+        client = roncho.Client(refusing.url, "w", read_timeout=READ_TIMEOUT)
+        with pytest.raises(roncho.ConnectError):
+            sync_batch(client, "s1", batch_of(1, "x"), "t1", attempts=3, pause=pause)
+    assert waits == [pause, pause]
 
 
 def test_a_refusal_that_ends_is_resent_and_says_so(fake: FakeHoncho) -> None:
