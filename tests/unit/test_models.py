@@ -7,6 +7,7 @@ missing or mistyped field into a DecodeError naming the operation and the field.
 from __future__ import annotations
 
 import copy
+import enum
 import inspect
 import json
 import math
@@ -536,6 +537,42 @@ def _nested(depth: int) -> dict[str, Any]:
     for _ in range(depth - 1):
         value = {"k": value}
     return value
+
+
+class _Text(str):
+    pass
+
+
+class _Number(float):
+    pass
+
+
+class _Count(enum.IntEnum):
+    ONE = 1
+
+
+def _nested_around(leaf: object, depth: int = MAX_METADATA_DEPTH) -> dict[str, Any]:
+    """``depth`` objects, the innermost holding ``leaf``."""
+    value: dict[str, Any] = {"leaf": leaf}
+    for _ in range(depth - 1):
+        value = {"k": value}
+    return value
+
+
+@pytest.mark.parametrize(
+    "leaf",
+    ["x", "日本", None, True, 7, 1.5, _Text("t"), _Number(2.5), _Count.ONE, [1, "2"]],
+    ids=repr,
+)
+def test_a_value_at_the_deepest_level_adds_no_level_of_its_own(leaf: object) -> None:
+    """Depth counts objects and arrays, as the server does: a scalar (of a plain kind or a
+    subclass) at the fifth level is within the limit, an array there is a sixth level."""
+    metadata = _nested_around(leaf)
+    if isinstance(leaf, list):
+        with pytest.raises(ConfigError, match="nests deeper than 5 levels"):
+            MessageCreate("a", "x", metadata=metadata).to_json()
+        metadata = _nested_around(leaf, MAX_METADATA_DEPTH - 1)
+    assert MessageCreate("a", "x", metadata=metadata).to_json()["metadata"] == metadata
 
 
 @pytest.mark.parametrize(
