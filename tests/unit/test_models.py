@@ -722,11 +722,13 @@ def test_conclusion_create_to_json() -> None:
 def test_conclusion_create_content_limits() -> None:
     assert MAX_CONCLUSION_CHARS == 65_535
     assert ConclusionCreate("x" * 65_535, "a", "b").to_json()
-    with pytest.raises(ConfigError, match="65536 characters"):
+    too_long = r"^conclusion\.content has 65536 characters; the server allows 65535$"
+    with pytest.raises(ConfigError, match=too_long):
         ConclusionCreate("x" * 65_536, "a", "b").to_json()
-    with pytest.raises(ConfigError, match="non-empty"):
+    empty = r"^conclusion\.content must be a non-empty string$"
+    with pytest.raises(ConfigError, match=empty):
         ConclusionCreate("", "a", "b").to_json()
-    with pytest.raises(ConfigError, match="non-empty"):
+    with pytest.raises(ConfigError, match=empty):
         ConclusionCreate(None, "a", "b").to_json()  # type: ignore[arg-type]
 
 
