@@ -561,7 +561,7 @@ def _nested_around(leaf: object, depth: int = MAX_METADATA_DEPTH) -> dict[str, A
 
 @pytest.mark.parametrize(
     "leaf",
-    ["x", "日本", None, True, 7, 1.5, _Text("t"), _Number(2.5), _Count.ONE, [1, "2"]],
+    ["x", "日本", None, True, 7, 1.5, _Text("t"), _Number(2.5), _Count.ONE, [1, "2"], []],
     ids=repr,
 )
 def test_a_value_at_the_deepest_level_adds_no_level_of_its_own(leaf: object) -> None:
@@ -617,6 +617,11 @@ LONE_SURROGATE = "a string holds a lone surrogate, which UTF-8 cannot carry"
         (_nested(MAX_METADATA_DEPTH + 1), "nests deeper than 5 levels"),
         ({"a": "\udc80"}, f"is not JSON-serialisable: {LONE_SURROGATE}"),
         ({"\udc80": 1}, f"is not JSON-serialisable: {LONE_SURROGATE}"),
+        # Subclasses of str and float are checked as the plain kinds are.
+        ({"a": _Text("\udc80")}, f"is not JSON-serialisable: {LONE_SURROGATE}"),
+        ({"a": _Number("nan")}, "is not JSON-serialisable: NaN and Infinity cannot be sent"),
+        # An object inside an array is a level below the array's.
+        (_nested_around([{"x": 1}], MAX_METADATA_DEPTH - 1), "nests deeper than 5 levels"),
     ],
 )
 def test_message_create_metadata_refused(metadata: object, reason: str) -> None:
@@ -717,6 +722,14 @@ def test_conclusion_create_to_json() -> None:
         "observed_id": "bob",
     }
     assert ConclusionCreate("x", "a", "b", session_id="s1").to_json()["session_id"] == "s1"
+
+
+def test_content_with_a_lone_surrogate_is_refused_naming_the_field() -> None:
+    words = r"^{}\.content holds a lone surrogate, which UTF-8 cannot carry$"
+    with pytest.raises(ConfigError, match=words.format("message")):
+        MessageCreate("a", "bad \udc80 decode").to_json()
+    with pytest.raises(ConfigError, match=words.format("conclusion")):
+        ConclusionCreate("bad \udc80 decode", "a", "b").to_json()
 
 
 def test_conclusion_create_content_limits() -> None:
