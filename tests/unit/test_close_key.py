@@ -4,6 +4,7 @@ says the key is gone, for both clients."""
 from __future__ import annotations
 
 import asyncio
+import gc
 
 import pytest
 
@@ -76,3 +77,14 @@ def test_repr_says_key_read_only_and_closed_each_in_its_place(
     writable.close()
     if not closed:
         client.close()
+
+
+@pytest.mark.parametrize("cls", CLIENTS)
+def test_a_client_dropped_without_close_wipes_its_key(cls: type[roncho.Client]) -> None:
+    """close() forgotten: the key the client kept is overwritten when it is collected."""
+    client = cls("http://127.0.0.1:9", "ws", api_key=SECRET)
+    kept = client._key  # the client's own copy, as bytes in memory
+    assert kept is not None and bytes(kept) == SECRET.encode()
+    del client
+    gc.collect()
+    assert bytes(kept) == bytes(len(SECRET))
