@@ -6,8 +6,10 @@ Through the public API only: the blocking client and the asyncio one, with no se
 from __future__ import annotations
 
 import asyncio
+import gc
 import pickle
 import re
+import sys
 
 import pytest
 
@@ -69,4 +71,38 @@ def test_a_bad_workspace_id_is_refused_by_its_name(kind: type) -> None:
     client = kind(URL, "ws")
     with pytest.raises(roncho.ConfigError, match=expected):
         client.with_workspace("no spaces")
+    client.close()
+
+
+@pytest.mark.parametrize("kind", [roncho.Client, AsyncClient])
+@pytest.mark.parametrize(
+    ("option", "value", "words"),
+    [
+        ("connect_timeout", 0, "connect_timeout must be a positive finite number of seconds"),
+        ("read_timeout", "5", "read_timeout must be a number of seconds, not str"),
+        ("max_response_bytes", 0, "max_response_bytes must be "),
+        ("read_only", "yes", "read_only must be True or False"),
+    ],
+)
+def test_a_bad_option_is_refused_by_its_name_and_leaves_nothing_behind(
+    kind: type, option: str, value: object, words: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The half-made client is collected quietly: its finaliser finds no key to wipe."""
+    unraisable: list[object] = []
+    monkeypatch.setattr(sys, "unraisablehook", unraisable.append)
+    with pytest.raises(roncho.ConfigError) as info:
+        kind(URL, "ws", **{option: value})
+    assert str(info.value).startswith(words)
+    del info
+    gc.collect()
+    assert unraisable == []
+
+
+@pytest.mark.parametrize("kind", [roncho.Client, AsyncClient])
+def test_a_bad_deadline_is_refused_by_its_name(kind: type) -> None:
+    client = kind(URL, "ws")
+    with pytest.raises(roncho.ConfigError, match=r"^deadline must be a positive finite number"):
+        call = client.probe(deadline=-1)
+        if asyncio.iscoroutine(call):
+            asyncio.run(call)
     client.close()
