@@ -82,6 +82,7 @@ def test_a_bad_workspace_id_is_refused_by_its_name(kind: type) -> None:
         ("read_timeout", "5", "read_timeout must be a number of seconds, not str"),
         ("max_response_bytes", 0, "max_response_bytes must be "),
         ("read_only", "yes", "read_only must be True or False"),
+        ("on_call", 5, "on_call must be a function of one CallReport, or None"),
     ],
 )
 def test_a_bad_option_is_refused_by_its_name_and_leaves_nothing_behind(
