@@ -207,6 +207,44 @@ def test_conclusion_batch_outside_1_to_100_is_refused(client: roncho.Client, n: 
     assert f"got {n}" in str(exc)
 
 
+@pytest.mark.parametrize(
+    ("call", "words"),
+    [
+        (
+            lambda c: c.add_messages("s1", MessageCreate("a", "x")),
+            "messages must be a list of MessageCreate, not a single one: pass [message]",
+        ),
+        (
+            lambda c: c.create_conclusions(ConclusionCreate("x", "a", "b")),
+            "conclusions must be a list of ConclusionCreate, not a single one: pass [conclusion]",
+        ),
+        (
+            lambda c: c.add_messages("s1", "hello"),
+            "messages must be a list of MessageCreate, not str",
+        ),
+        (
+            lambda c: c.add_messages("s1", b"hi"),
+            "messages must be a list of MessageCreate, not bytes",
+        ),
+        (
+            lambda c: c.add_messages("s1", bytearray(b"hi")),
+            "messages must be a list of MessageCreate, not bytearray",
+        ),
+        (
+            lambda c: c.add_messages("s1", {"peer_id": "a", "content": "x"}),
+            "messages must be a list of MessageCreate, not dict",
+        ),
+        (lambda c: c.add_messages("s1", 7), "messages must be a list of MessageCreate, not int"),
+    ],
+)
+def test_a_batch_that_is_not_a_list_is_refused_saying_what_to_pass(
+    client: roncho.Client, call: Callable[[roncho.Client], Any], words: str
+) -> None:
+    """Text, bytes and a dict are iterable but are not a batch; one record on its own
+    gets the fix (wrap it in a list)."""
+    assert str(refused(lambda: call(client))) == words
+
+
 def test_batches_of_1_and_100_are_sent(client: roncho.Client) -> None:
     sent(lambda: client.add_messages("s1", [MessageCreate("a", "x")] * 100))
     NoConnection.built = 0
@@ -326,7 +364,9 @@ METADATA_SLOTS: dict[str, Callable[[roncho.Client, Any], Any]] = {
 @pytest.mark.parametrize("slot", list(METADATA_SLOTS))
 def test_bad_metadata_is_refused(client: roncho.Client, slot: str, bad: str) -> None:
     exc = refused(lambda: METADATA_SLOTS[slot](client, BAD_METADATA[bad]))
-    assert "metadata" in str(exc)
+    # The refusal starts with the field's name as the caller wrote it.
+    field = "messages[0].metadata" if slot == "add_messages" else "metadata"
+    assert str(exc).startswith(f"{field} ")
 
 
 @pytest.mark.parametrize("slot", list(METADATA_SLOTS))

@@ -290,27 +290,32 @@ def test_pauses_never_pass_the_bound() -> None:
     assert isinstance(outcome, DerivationOutcome) and outcome.state == "still_working"
 
 
+SINCE_WORDS = (
+    "since must be the QueueStatus read with queue_status(session_id=...) before the sync, not "
+)
+
+
 @pytest.mark.parametrize(
-    ("options", "name"),
+    ("options", "words"),
     [
-        ({"session_id": "bad id"}, "session_id"),
-        ({"session_id": 7}, "session_id"),
-        ({"since": None}, "since"),
-        ({"since": {"total_work_units": 0}}, "since"),
-        ({"since": [ZERO]}, "since"),
-        ({"grace": 0}, "grace"),
-        ({"grace": True}, "grace"),
-        ({"grace": "1"}, "grace"),
-        ({"interval": -1.0}, "interval"),
-        ({"interval": float("nan")}, "interval"),
-        ({"deadline": None}, "deadline"),
-        ({"deadline": False}, "deadline"),
-        ({"grace": 5.0, "deadline": 5.0}, "grace"),
-        ({"gates": {"flush": True}}, "gates"),
-        ({"gates": True}, "gates"),
+        ({"session_id": "bad id"}, "session_id must be 1 to 512 characters"),
+        ({"session_id": 7}, "session_id must be 1 to 512 characters"),
+        ({"since": None}, SINCE_WORDS + "NoneType"),
+        ({"since": {"total_work_units": 0}}, SINCE_WORDS + "dict"),
+        ({"since": [ZERO]}, SINCE_WORDS + "list"),
+        ({"grace": 0}, "grace must be a positive finite number of seconds, got 0"),
+        ({"grace": True}, "grace must be a number of seconds, not bool"),
+        ({"grace": "1"}, "grace must be a number of seconds, not str"),
+        ({"interval": -1.0}, "interval must be a positive finite number of seconds, got -1.0"),
+        ({"interval": float("nan")}, "interval must be a positive finite number of seconds"),
+        ({"deadline": None}, "deadline must be a number of seconds, not NoneType"),
+        ({"deadline": False}, "deadline must be a number of seconds, not bool"),
+        ({"grace": 5.0, "deadline": 5.0}, "grace (5 s) must be shorter than deadline (5 s)"),
+        ({"gates": {"flush": True}}, "gates must be a DeriverGates or None, not dict"),
+        ({"gates": True}, "gates must be a DeriverGates or None, not bool"),
     ],
 )
-def test_a_bad_argument_is_a_config_error_naming_it(options: dict[str, Any], name: str) -> None:
+def test_a_bad_argument_is_a_config_error_naming_it(options: dict[str, Any], words: str) -> None:
     arguments: dict[str, Any] = {
         "session_id": SESSION,
         "since": ZERO,
@@ -320,8 +325,9 @@ def test_a_bad_argument_is_a_config_error_naming_it(options: dict[str, Any], nam
         "deadline": 10.0,
         **options,
     }
-    with pytest.raises(roncho.ConfigError, match=name):
+    with pytest.raises(roncho.ConfigError) as info:
         DerivationWait(now=0.0, **arguments)
+    assert str(info.value).startswith(words)
 
 
 def test_a_baseline_read_without_session_id_is_refused() -> None:
@@ -334,26 +340,38 @@ def test_a_baseline_read_without_session_id_is_refused() -> None:
         pending_work_units=0,
     )
     whole = status(1, 1, sessions={"abc": entry})
-    with pytest.raises(roncho.ConfigError, match=r"since .* without session_id"):
+    words = (
+        r"^since holds a per-session map, so it was read without session_id: read it with "
+        r"queue_status\(session_id=\.\.\.\) before the sync$"
+    )
+    with pytest.raises(roncho.ConfigError, match=words):
         DerivationWait(SESSION, whole, grace=1.0, interval=0.25, gates=None, deadline=5.0, now=0.0)
 
 
 @pytest.mark.parametrize(
-    ("fields", "name"),
+    ("fields", "words"),
     [
-        ({"flush": 1}, "gates.flush"),
-        ({"batch_tokens": 0}, "gates.batch_tokens"),
-        ({"batch_tokens": True}, "gates.batch_tokens"),
-        ({"batch_tokens": 1.5}, "gates.batch_tokens"),
-        ({"batch_max_age": 0}, "gates.batch_max_age"),
-        ({"batch_max_age": "30"}, "gates.batch_max_age"),
-        ({"deriver_look": 0}, "gates.deriver_look"),
-        ({"deriver_look": None}, "gates.deriver_look"),
+        ({"flush": 1}, "gates.flush must be True or False"),
+        ({"batch_tokens": 0}, "gates.batch_tokens must be at least 1 (None: off), got 0"),
+        ({"batch_tokens": True}, "gates.batch_tokens must be an integer or None"),
+        ({"batch_tokens": 1.5}, "gates.batch_tokens must be an integer or None"),
+        ({"batch_max_age": 0}, "gates.batch_max_age must be a positive finite number of seconds"),
+        ({"batch_max_age": "30"}, "gates.batch_max_age must be a number of seconds, not str"),
+        ({"deriver_look": 0}, "gates.deriver_look must be a positive finite number of seconds"),
+        ({"deriver_look": None}, "gates.deriver_look must be a number of seconds, not NoneType"),
     ],
 )
-def test_gates_check_themselves(fields: dict[str, Any], name: str) -> None:
-    with pytest.raises(roncho.ConfigError, match=name):
+def test_gates_check_themselves(fields: dict[str, Any], words: str) -> None:
+    with pytest.raises(roncho.ConfigError) as info:
         DeriverGates(**fields)
+    assert str(info.value).startswith(words)
+
+
+def test_gates_default_to_honchos_own_and_take_a_one_token_gate() -> None:
+    gates = DeriverGates()
+    assert (gates.flush, gates.batch_tokens, gates.batch_max_age) == (False, 512, 1800.0)
+    assert gates.deriver_look == DEFAULT_DERIVER_LOOK == 45.0
+    assert DeriverGates(batch_tokens=1).batch_tokens == 1
 
 
 def test_gates_in_words() -> None:
@@ -370,3 +388,195 @@ def test_the_outcome_is_a_plain_immutable_record() -> None:
         outcome.state = "waiting"  # type: ignore[misc]
     assert outcome.replace() == outcome and outcome.replace(state="waiting") != outcome
     assert str(outcome).startswith("done: 1 new queue item(s) of session 's1'")
+
+
+def outcome_of(state: str, **fields: Any) -> DerivationOutcome:
+    counts = {"new_work_units": 2, "pending": 1, "in_progress": 0, "completed": 1}
+    base: dict[str, Any] = {"session_id": SESSION, "workspace_in_progress": None, **counts}
+    base.update(first_seen=None, elapsed=3.456, reads=4)
+    return DerivationOutcome(state=state, **{**base, **fields})  # type: ignore[arg-type]
+
+
+SESSION_WORDS = "session 's1' has 1 pending, 0 in progress, 1 completed"
+SEEN_WORDS = ", first seen at 0.50 s"
+
+
+@pytest.mark.parametrize(
+    ("state", "fields", "words"),
+    [
+        ("done", {}, "done: 2 new queue item(s) of session 's1', all finished by 3.46 s"),
+        (
+            "done",
+            {"first_seen": 0.5},
+            f"done: 2 new queue item(s) of session 's1'{SEEN_WORDS}, all finished by 3.46 s",
+        ),
+        (
+            "nothing_queued",
+            {},
+            "nothing queued: no new work for session 's1' appeared within 3.46 s (its senders "
+            "are not observed, reasoning is off, or the server enqueues slower than the grace "
+            "period)",
+        ),
+        ("still_working", {}, f"still working after 3.46 s: {SESSION_WORDS}"),
+        (
+            "still_working",
+            {"first_seen": 0.5, "workspace_in_progress": 3},
+            f"still working after 3.46 s: {SESSION_WORDS}{SEEN_WORDS}",
+        ),
+        (
+            "batching",
+            {"workspace_in_progress": 0},
+            f"batching after 3.46 s: {SESSION_WORDS}, nothing in progress in the workspace; "
+            "the deriver batches",
+        ),
+        (
+            "batching",
+            {
+                "first_seen": 0.5,
+                "workspace_in_progress": 0,
+                "gates": DeriverGates(batch_tokens=None, batch_max_age=None),
+                "released_by": 1845.6,
+            },
+            f"batching after 3.46 s: {SESSION_WORDS}{SEEN_WORDS}, nothing in progress in the "
+            "workspace; no gate is set, so a batch is never released by itself; the age gate "
+            "releases it by 1846 s from the wait's start",
+        ),
+        (
+            "waiting",
+            {},
+            f"waiting after 3.46 s: {SESSION_WORDS}; the queue does not say why (batching, or a "
+            "backlog it does not show)",
+        ),
+        (
+            "waiting",
+            {"first_seen": 0.5, "workspace_in_progress": 2},
+            f"waiting after 3.46 s: {SESSION_WORDS}{SEEN_WORDS}; 2 in progress in the "
+            "workspace; the queue does not say why (batching, or a backlog it does not show)",
+        ),
+    ],
+)
+def test_each_outcome_says_in_words_what_the_wait_saw(
+    state: str, fields: dict[str, Any], words: str
+) -> None:
+    """str(outcome) is what a caller logs: each state's sentence, with the first sighting,
+    the workspace's count and the gates' release time only where the wait has them."""
+    assert str(outcome_of(state, **fields)) == words
+
+
+def verdict_after(
+    answers: list[tuple[float, QueueStatus]], *, gates: DeriverGates, deadline: float = 60.0
+) -> Read | Pause | DerivationOutcome:
+    """Session reads at the given times, each followed by the workspace read it asks for
+    (quiet); what the wait says next, at the last read's time."""
+    wait = DerivationWait(
+        SESSION, ZERO, grace=1.0, interval=0.25, gates=gates, deadline=deadline, now=0.0
+    )
+    step: Read | Pause | DerivationOutcome = Pause(seconds=0.0)
+    for at, answer in answers:
+        step = wait.next(at)
+        assert isinstance(step, Read) and step.session_id == SESSION
+        wait.received(step, answer)
+        step = wait.next(at)
+        if isinstance(step, Read) and step.session_id is None:
+            wait.received(step, ZERO)
+            step = wait.next(at)
+    return step
+
+
+PENDING = status(1, pending=1)
+
+
+@pytest.mark.parametrize(
+    ("answers", "gates", "batching"),
+    [
+        # A whole look (3 s) pending since first seen, the age gate past the bound: batching.
+        ([(0.0, PENDING), (3.0, PENDING)], DeriverGates(deriver_look=3.0), True),
+        ([(0.0, PENDING), (2.99, PENDING)], DeriverGates(deriver_look=3.0), False),
+        # The age gate opens just after the 60 s bound: batching; at the bound itself, the
+        # wait would see the release, so it goes on.
+        (
+            [(0.0, PENDING), (3.0, PENDING)],
+            DeriverGates(batch_max_age=60.5, deriver_look=3.0),
+            True,
+        ),
+        ([(0.0, PENDING), (3.0, PENDING)], DeriverGates(batch_max_age=60, deriver_look=3.0), False),
+        # Some of the session's work in progress at the look: the deriver has taken it.
+        (
+            [(0.0, PENDING), (3.0, status(2, in_progress=1, pending=1))],
+            DeriverGates(deriver_look=3.0),
+            False,
+        ),
+    ],
+)
+def test_early_batching_is_said_exactly_when_a_look_has_passed_and_the_gate_is_past_the_bound(
+    answers: list[tuple[float, QueueStatus]], gates: DeriverGates, batching: bool
+) -> None:
+    verdict = verdict_after(answers, gates=gates)
+    if batching:
+        assert isinstance(verdict, DerivationOutcome) and verdict.state == "batching"
+        assert verdict.elapsed == answers[-1][0]
+    else:
+        assert isinstance(verdict, (Read, Pause))  # the wait goes on
+
+
+def test_the_bound_before_a_read_past_the_grace_without_new_work_is_nothing_queued() -> None:
+    """The one read took the whole bound and showed only the baseline's own work (in
+    progress, or pending): no new work was seen, whatever the old work is doing."""
+    for old in (status(1, in_progress=1), status(1, pending=1)):
+        script = Script([old], since=old, gates=DeriverGates(), deadline=3.0, read_takes=3.0)
+        outcome = script.run()
+        assert outcome.state == "nothing_queued" and outcome.elapsed == 3.0
+        assert outcome.first_seen is None and outcome.reads == 1
+
+
+def test_a_wait_first_asked_after_its_bound_ends_with_the_baselines_counts() -> None:
+    since = status(5, 3, in_progress=1, pending=1)
+    wait = DerivationWait(SESSION, since, grace=1.0, interval=0.25, gates=None, deadline=5.0, now=0)
+    outcome = wait.next(6.0)
+    assert isinstance(outcome, DerivationOutcome) and outcome.state == "nothing_queued"
+    assert (outcome.pending, outcome.in_progress, outcome.completed) == (1, 1, 3)
+    assert (outcome.reads, outcome.elapsed) == (0, 6.0)
+
+
+def test_work_finished_before_the_grace_ended_is_waiting_at_the_bound_not_batching() -> None:
+    """Seen pending (the workspace quiet), then finished, but the bound came before a read
+    past the grace: more of the sync's items could still appear, so not "done", and with
+    nothing pending not "batching" either."""
+    wait = DerivationWait(
+        SESSION, ZERO, grace=1.0, interval=0.25, gates=DeriverGates(), deadline=3.0, now=0.0
+    )
+    for answer in (status(1, pending=1), ZERO):  # the session, then the workspace it asks for
+        read = wait.next(0.0)
+        assert isinstance(read, Read)
+        wait.received(read, answer)
+    assert isinstance(wait.next(0.0), Pause)
+    read = wait.next(0.25)
+    assert isinstance(read, Read) and read.session_id == SESSION
+    wait.received(read, status(1, 1))  # a read that lasts past the bound
+    outcome = wait.next(3.0)
+    assert isinstance(outcome, DerivationOutcome) and outcome.state == "waiting"
+    assert outcome.workspace_in_progress == 0 and outcome.pending == 0
+
+
+def test_a_batch_exactly_at_its_age_gate_and_a_look_is_still_batching() -> None:
+    gates = DeriverGates(batch_max_age=1.0, deriver_look=2.0)
+    wait = DerivationWait(SESSION, ZERO, grace=1.0, interval=0.25, gates=gates, deadline=3.5, now=0)
+    for at in (0.0, 3.0):  # the read at 3.0 s is at the gate (1 s) plus the look (2 s)
+        read = wait.next(at)
+        assert isinstance(read, Read) and read.session_id == SESSION
+        wait.received(read, PENDING)
+        read = wait.next(at)
+        assert isinstance(read, Read) and read.session_id is None
+        wait.received(read, ZERO)
+    outcome = wait.next(3.5)
+    assert isinstance(outcome, DerivationOutcome) and outcome.state == "batching"
+
+
+def test_work_finished_within_the_grace_asks_nothing_of_the_workspace() -> None:
+    """Only pending work with none in progress sends a workspace read; finished work
+    waits for the grace with session reads alone. A short grace gives a short elapsed."""
+    script = Script([status(1, 1)], grace=0.5)
+    outcome = script.run()
+    assert outcome.state == "done" and outcome.workspace_in_progress is None
+    assert {who for _, who in script.log} == {SESSION}
+    assert outcome.elapsed == pytest.approx(0.51)

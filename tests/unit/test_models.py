@@ -7,6 +7,7 @@ missing or mistyped field into a DecodeError naming the operation and the field.
 from __future__ import annotations
 
 import copy
+import enum
 import inspect
 import json
 import math
@@ -721,6 +722,42 @@ def _nested(depth: int) -> dict[str, Any]:
     return value
 
 
+class _Text(str):
+    pass
+
+
+class _Number(float):
+    pass
+
+
+class _Count(enum.IntEnum):
+    ONE = 1
+
+
+def _nested_around(leaf: object, depth: int = MAX_METADATA_DEPTH) -> dict[str, Any]:
+    """``depth`` objects, the innermost holding ``leaf``."""
+    value: dict[str, Any] = {"leaf": leaf}
+    for _ in range(depth - 1):
+        value = {"k": value}
+    return value
+
+
+@pytest.mark.parametrize(
+    "leaf",
+    ["x", "日本", None, True, 7, 1.5, _Text("t"), _Number(2.5), _Count.ONE, [1, "2"], []],
+    ids=repr,
+)
+def test_a_value_at_the_deepest_level_adds_no_level_of_its_own(leaf: object) -> None:
+    """Depth counts objects and arrays, as the server does: a scalar (of a plain kind or a
+    subclass) at the fifth level is within the limit, an array there is a sixth level."""
+    metadata = _nested_around(leaf)
+    if isinstance(leaf, list):
+        with pytest.raises(ConfigError, match="nests deeper than 5 levels"):
+            MessageCreate("a", "x", metadata=metadata).to_json()
+        metadata = _nested_around(leaf, MAX_METADATA_DEPTH - 1)
+    assert MessageCreate("a", "x", metadata=metadata).to_json()["metadata"] == metadata
+
+
 @pytest.mark.parametrize(
     "metadata",
     [
@@ -737,29 +774,44 @@ def test_message_create_metadata_accepted(metadata: dict[str, Any]) -> None:
     json.dumps(body, allow_nan=False)
 
 
+LONE_SURROGATE = "a string holds a lone surrogate, which UTF-8 cannot carry"
+
+
 @pytest.mark.parametrize(
     ("metadata", "reason"),
     [
-        ([("a", 1)], "must be a dict"),
-        ("a=1", "must be a dict"),
-        ({"x": math.nan}, "NaN and Infinity"),
-        ({"x": math.inf}, "NaN and Infinity"),
-        ({"x": [1, -math.inf]}, "NaN and Infinity"),
-        ({"x": {"y": math.nan}}, "NaN and Infinity"),
-        ({1: "a"}, "string keys"),
-        ({"a": {2: "b"}}, "string keys"),
-        ({"a": [{None: 1}]}, "string keys"),
-        ({"a": {1, 2}}, "not JSON-serialisable"),
-        ({"a": b"bytes"}, "not JSON-serialisable"),
-        ({"a": object()}, "not JSON-serialisable"),
-        ({"a": datetime(2026, 1, 1)}, "not JSON-serialisable"),
-        ({f"k{i}": i for i in range(MAX_METADATA_KEYS + 1)}, "101 top-level keys"),
-        (_nested(MAX_METADATA_DEPTH + 1), "deeper than 5"),
+        ([("a", 1)], "must be a dict (a JSON object), not list"),
+        ("a=1", "must be a dict (a JSON object), not str"),
+        ({"x": math.nan}, "is not JSON-serialisable: NaN and Infinity cannot be sent"),
+        ({"x": math.inf}, "is not JSON-serialisable: NaN and Infinity cannot be sent"),
+        ({"x": [1, -math.inf]}, "is not JSON-serialisable: NaN and Infinity cannot be sent"),
+        ({"x": {"y": math.nan}}, "is not JSON-serialisable: NaN and Infinity cannot be sent"),
+        ({1: "a"}, "must use only string keys"),
+        ({"a": {2: "b"}}, "must use only string keys"),
+        ({"a": [{None: 1}]}, "must use only string keys"),
+        ({"a": {1, 2}}, "is not JSON-serialisable: set is not a JSON type"),
+        ({"a": b"bytes"}, "is not JSON-serialisable: bytes is not a JSON type"),
+        ({"a": object()}, "is not JSON-serialisable: object is not a JSON type"),
+        ({"a": datetime(2026, 1, 1)}, "is not JSON-serialisable: datetime is not a JSON type"),
+        (
+            {f"k{i}": i for i in range(MAX_METADATA_KEYS + 1)},
+            "has 101 top-level keys; the server allows 100",
+        ),
+        (_nested(MAX_METADATA_DEPTH + 1), "nests deeper than 5 levels"),
+        ({"a": "\udc80"}, f"is not JSON-serialisable: {LONE_SURROGATE}"),
+        ({"\udc80": 1}, f"is not JSON-serialisable: {LONE_SURROGATE}"),
+        # Subclasses of str and float are checked as the plain kinds are.
+        ({"a": _Text("\udc80")}, f"is not JSON-serialisable: {LONE_SURROGATE}"),
+        ({"a": _Number("nan")}, "is not JSON-serialisable: NaN and Infinity cannot be sent"),
+        # An object inside an array is a level below the array's.
+        (_nested_around([{"x": 1}], MAX_METADATA_DEPTH - 1), "nests deeper than 5 levels"),
     ],
 )
 def test_message_create_metadata_refused(metadata: object, reason: str) -> None:
-    with pytest.raises(ConfigError, match=reason):
+    """Each refusal names the field and says what is wrong with it, whole."""
+    with pytest.raises(ConfigError) as info:
         MessageCreate("a", "x", metadata=metadata).to_json()  # type: ignore[arg-type]
+    assert str(info.value) == f"message.metadata {reason}"
 
 
 def test_message_create_metadata_self_reference_refused() -> None:
@@ -889,15 +941,24 @@ def test_conclusion_create_with_non_ascii_text_keeps_its_session(content: str) -
     }
 
 
+def test_content_with_a_lone_surrogate_is_refused_naming_the_field() -> None:
+    words = r"^{}\.content holds a lone surrogate, which UTF-8 cannot carry$"
+    with pytest.raises(ConfigError, match=words.format("message")):
+        MessageCreate("a", "bad \udc80 decode").to_json()
+    with pytest.raises(ConfigError, match=words.format("conclusion")):
+        ConclusionCreate("bad \udc80 decode", "a", "b").to_json()
+
+
 def test_conclusion_create_content_limits() -> None:
     assert MAX_CONCLUSION_CHARS == 65_535
     assert ConclusionCreate("x" * 65_535, "a", "b").to_json()
-    with pytest.raises(ConfigError, match="65536 characters"):
+    too_long = r"^conclusion\.content has 65536 characters; the server allows 65535$"
+    with pytest.raises(ConfigError, match=too_long):
         ConclusionCreate("x" * 65_536, "a", "b").to_json()
-    with pytest.raises(ConfigError) as info:
+    empty = r"^conclusion\.content must be a non-empty string$"
+    with pytest.raises(ConfigError, match=empty):
         ConclusionCreate("", "a", "b").to_json()
-    assert str(info.value) == "conclusion.content must be a non-empty string"
-    with pytest.raises(ConfigError, match="non-empty"):
+    with pytest.raises(ConfigError, match=empty):
         ConclusionCreate(None, "a", "b").to_json()  # type: ignore[arg-type]
 
 

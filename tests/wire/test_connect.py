@@ -103,6 +103,24 @@ def test_connect_skips_a_blackholed_first_address(
     assert [a[1] for a in hole.attempts] == [refusing.port, server.port]
 
 
+@pytest.mark.blocking_only("the asyncio client connects a non-blocking socket under its own wait")
+def test_with_options_connect_timeout_is_what_each_connect_is_given() -> None:
+    """A copy's connect_timeout reaches its connects; the original keeps its own."""
+    given: list[float | None] = []
+
+    class Recording(socket.socket):
+        def connect(self, address: Any) -> None:
+            given.append(self.gettimeout())
+            super().connect(address)
+
+    ok = reply(200, {"status": "ok"})
+    with RawServer([ok, ok]) as server:
+        base = client(server.url, kind=client_class(Recording), connect_timeout=4.0)
+        assert base.with_options(connect_timeout=0.75).probe().ok
+        assert base.probe().ok
+    assert given == [0.75, 4.0]
+
+
 def test_connect_all_addresses_refused(
     monkeypatch: pytest.MonkeyPatch, refusing: RefusingPort
 ) -> None:

@@ -19,7 +19,7 @@ from urllib.parse import urlsplit
 import pytest
 from both_clients import BlockingAsync
 from faultproxy import FaultPlan, FaultProxy
-from rawserver import RefusingPort, Trap
+from rawserver import RawServer, RefusingPort, Trap, reply
 from seams import client_class
 
 import roncho
@@ -207,6 +207,34 @@ def test_a_refused_connection_is_sent_again_after_the_pause_without_a_look() -> 
     assert len(made) == 3
 
 
+@pytest.mark.parametrize("pause", [0, 0.05])
+def test_the_pause_between_refused_sends_is_the_callers(
+    monkeypatch: pytest.MonkeyPatch, pause: float
+) -> None:
+    """pause=0 sends again at once; any other pause is waited as given."""
+    waits: list[float] = []
+
+    class Clock:
+        monotonic = staticmethod(time.monotonic)
+
+        @staticmethod
+        def sleep(seconds: float) -> None:
+            waits.append(seconds)
+
+    class Aio:
+        @staticmethod
+        async def sleep(seconds: float) -> None:
+            waits.append(seconds)
+
+    monkeypatch.setattr(delivery, "time", Clock)
+    monkeypatch.setattr(aio_delivery, "asyncio", Aio)
+    with RefusingPort() as refusing:
+        client = roncho.Client(refusing.url, "w", read_timeout=READ_TIMEOUT)
+        with pytest.raises(roncho.ConnectError):
+            sync_batch(client, "s1", batch_of(1, "x"), "t1", attempts=3, pause=pause)
+    assert waits == [pause, pause]
+
+
 def test_a_refusal_that_ends_is_resent_and_says_so(fake: FakeHoncho) -> None:
     """The proxy answers one write, then refuses connections for a while: the next batch's
     first send is refused (nothing sent), and a send after the pause is answered."""
@@ -254,37 +282,90 @@ def test_a_look_that_finds_anything_but_the_batch_once_raises_and_sends_nothing(
     with pytest.raises(delivery.BatchMismatchError) as caught:
         sync_batch(client, "s1", batch_of(2, "x"), "t1", look_first=True)
     assert (caught.value.held, caught.value.expected) == (held_count, 2)
-    assert why in str(caught.value) and "t1" not in str(caught.value)
+    assert str(caught.value) == (
+        f"{held_count} messages carry this batch's marker where the batch has 2 ({why}); "
+        "not sent again"
+    )  # counts only: no marker, no content
     assert caught.value.request_sent is True
     assert len(posts(fake)) == before
 
 
+MARKER_WORDS = "marker must be a non-empty string, unique to the batch"
+BATCH_WORDS = "batch must be an iterable of roncho.MessageCreate"
+
+
 @pytest.mark.parametrize(
-    ("arguments", "named"),
+    ("arguments", "words"),
     [
-        ({"marker": ""}, "marker"),
-        ({"marker": 7}, "marker"),
-        ({"marker_key": ""}, "marker_key"),
-        ({"batch": []}, "batch"),
-        ({"batch": batch_of(101, "x")}, "batch"),
-        ({"batch": "hello"}, "batch"),
-        ({"batch": [{"peer_id": "alice", "content": "x"}]}, "batch"),
-        ({"attempts": 0}, "attempts"),
-        ({"pause": -1}, "pause"),
-        ({"session_id": "bad id"}, "session_id"),
+        ({"marker": ""}, MARKER_WORDS),
+        ({"marker": 7}, MARKER_WORDS),
+        ({"marker_key": ""}, "marker_key must be a non-empty string"),
+        ({"batch": []}, "batch must hold 1 to 100 messages, got 0"),
+        ({"batch": batch_of(101, "x")}, "batch must hold 1 to 100 messages, got 101"),
+        ({"batch": "hello"}, BATCH_WORDS),
+        # Text and mappings are refused as such, even empty (not as an empty batch).
+        ({"batch": ""}, BATCH_WORDS),
+        ({"batch": b""}, BATCH_WORDS),
+        ({"batch": {}}, BATCH_WORDS),
+        ({"batch": [{"peer_id": "alice", "content": "x"}]}, BATCH_WORDS),
+        ({"attempts": 0}, "attempts must be "),
+        ({"pause": -1}, "pause must be a positive finite number of seconds"),
+        ({"session_id": "bad id"}, "session_id must be 1 to 512 characters"),
     ],
 )
 def test_a_bad_argument_is_a_config_error_before_anything_is_sent(
-    arguments: dict[str, Any], named: str
+    arguments: dict[str, Any], words: str
 ) -> None:
     with Trap() as trap:
         client = roncho.Client(trap.url, "w", read_timeout=READ_TIMEOUT)
         call: dict[str, Any] = {"session_id": "s1", "batch": batch_of(1, "x"), "marker": "t1"}
         call.update(arguments)
-        with pytest.raises(roncho.ConfigError, match=named):
+        with pytest.raises(roncho.ConfigError) as info:
             sync_batch(client, call.pop("session_id"), call.pop("batch"), call.pop("marker"),
                        **call)  # fmt: skip
+        assert str(info.value).startswith(words)
         assert trap.connections() == 0
+
+
+def test_the_largest_batch_and_no_pause_are_taken(fake: FakeHoncho) -> None:
+    """A batch of 100 (the server's own limit) and pause=0 (send again at once) are in
+    range: bounds of the checks, not refusals."""
+    client = client_of(fake.url)
+    record = sync_batch(client, "s1", batch_of(100, "x"), "t1", pause=0)
+    assert (record.outcome, len(record.messages)) == ("sent", 100)
+
+
+def test_the_record_says_how_long_the_call_took(
+    fake: FakeHoncho, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``elapsed`` is the monotonic clock's reading at the end less the one at the start."""
+    client = client_of(fake.url)
+    readings = iter([10.0, 12.5])
+
+    class Clock:
+        @staticmethod
+        def monotonic() -> float:
+            return next(readings)
+
+    monkeypatch.setattr(delivery, "time", Clock)
+    monkeypatch.setattr(aio_delivery, "time", Clock)
+    record = sync_batch(client, "s1", batch_of(1, "x"), "t1")
+    assert (record.outcome, record.elapsed) == ("sent", 2.5)
+
+
+def test_a_look_whose_page_holds_none_of_what_it_counts_is_a_mismatch() -> None:
+    """A page that counts messages under the marker but lists none is not "nothing
+    found": sending again could store the batch twice."""
+    answer = {"items": [], "total": 2, "page": 1, "size": 100, "pages": 1}
+    with RawServer([reply(200, answer)]) as server:
+        client = roncho.Client(server.url, "w", read_timeout=READ_TIMEOUT)
+        with pytest.raises(delivery.BatchMismatchError) as caught:
+            sync_batch(client, "s1", batch_of(2, "x"), "t1", look_first=True)
+    assert (caught.value.held, caught.value.expected) == (2, 2)
+    assert server.connections == 1  # the look, and no send
+    assert server.requests[0].request_line.startswith(
+        "POST /v3/workspaces/w/sessions/s1/messages/list"
+    )
 
 
 def test_the_settle_time_is_the_clients_read_timeout() -> None:

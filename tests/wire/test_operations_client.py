@@ -123,7 +123,7 @@ def test_with_workspace_read_only_propagates_and_can_be_set() -> None:
     assert not read_only.with_workspace("w3", read_only=False).read_only
     with pytest.raises(ReadOnlyError):
         read_only.with_workspace("w3").delete_workspace()
-    with pytest.raises(ConfigError):
+    with pytest.raises(ConfigError, match=r"^read_only must be True or False$"):
         writable.with_workspace("w2", read_only="yes")  # type: ignore[arg-type]
 
 
@@ -132,17 +132,23 @@ def test_with_options_changes_limits_only() -> None:
         conn.read_request()
         conn.wait_closed()
 
-    with RawServer([stall, reply(200, {"status": "ok"})]) as server:
+    big = reply(200, {"status": "ok", "padding": "x" * 100})
+    with RawServer([stall, reply(200, {"status": "ok"}), big, big]) as server:
         base = roncho.Client(server.url, WS, api_key=KEY, read_timeout=READ_TIMEOUT)
         quick = base.with_options(read_timeout=STALL_TIMEOUT, max_response_bytes=64)
         assert (quick.workspace, quick.base_url, quick.has_key) == (WS, base.base_url, True)
         with pytest.raises(roncho.ReadTimeout):
             quick.probe()
         assert base.probe().ok  # the original keeps its own limits
+        with pytest.raises(roncho.ResponseTooLargeError):
+            quick.probe()  # an answer over 64 bytes
+        assert base.probe().ok
     assert server.requests[0].headers["authorization"] == f"Bearer {KEY}"
-    with pytest.raises(ConfigError):
+    with pytest.raises(ConfigError, match=r"^read_timeout must be a positive finite number"):
         base.with_options(read_timeout=0)
-    with pytest.raises(ConfigError):
+    with pytest.raises(ConfigError, match=r"^connect_timeout must be a positive finite number"):
+        base.with_options(connect_timeout=-1.0)
+    with pytest.raises(ConfigError, match=r"^max_response_bytes must be "):
         base.with_options(max_response_bytes=-1)
 
 

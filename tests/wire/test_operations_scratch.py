@@ -6,9 +6,11 @@ promises against the emulator, where the state is real. Blocking only: the helpe
 
 from __future__ import annotations
 
+import os
 import re
 import time
 from collections.abc import Callable
+from datetime import UTC, datetime
 from typing import Any
 
 import pytest
@@ -33,12 +35,14 @@ def page(items: list[Any]) -> dict[str, Any]:
 
 
 def routed(answer: Answer, count: int) -> list[Callable[[Conn], None]]:
-    """``count`` connections, each answered by ``answer(request)`` -> (status, json)."""
+    """``count`` connections, each answered by ``answer(request)`` -> (status, json); a
+    status of 0 closes the connection without an answer."""
 
     def handler(conn: Conn) -> None:
         request = conn.read_request()
         status, body = answer(request)
-        conn.send(response_bytes(status, body))
+        if status:
+            conn.send(response_bytes(status, body))
 
     return [handler] * count
 
@@ -120,6 +124,38 @@ def test_body_exception_cleans_sessions_then_workspace() -> None:
     assert server.requests[0].json == {"filters": {"id": wid}}
     assert server.requests[1].json == {"id": wid}
     assert not getattr(info.value, "__notes__", None)  # nothing was left behind
+
+
+@pytest.mark.skipif(not hasattr(time, "tzset"), reason="needs time.tzset to set a local zone")
+def test_the_ids_stamp_is_utc_whatever_the_local_zone() -> None:
+    """The stamp sorts runs by when they started on any machine: UTC, not local time."""
+    zone = os.environ.get("TZ")
+    os.environ["TZ"] = "IST-5:30"  # five and a half hours east of UTC
+    time.tzset()
+    try:
+        before = datetime.now(UTC).replace(microsecond=0, tzinfo=None)
+        with (
+            RawServer(routed(honcho(), 4)) as server,
+            scratch_workspace(server.url, "rt", read_timeout=READ_TIMEOUT) as client,
+        ):
+            pass
+        after = datetime.now(UTC).replace(tzinfo=None)
+    finally:
+        if zone is None:
+            del os.environ["TZ"]
+        else:
+            os.environ["TZ"] = zone
+        time.tzset()
+    stamp = datetime.strptime(client.workspace.split("-", 1)[1][:15], "%Y%m%d-%H%M%S")
+    assert before <= stamp <= after
+
+
+def test_a_prefix_that_cannot_make_an_id_is_refused_before_any_request() -> None:
+    with (
+        pytest.raises(roncho.ConfigError, match=r"^scratch workspace id must be 1 to 512 "),
+        scratch_workspace("http://127.0.0.1:9", "no spaces"),
+    ):
+        pytest.fail("the body must not run")
 
 
 def test_clean_exit_deletes_the_workspace_and_closes_the_client() -> None:
@@ -251,6 +287,66 @@ def test_workspace_delete_failing_otherwise_is_reported_with_its_status() -> Non
         pass
     assert info.value.leftovers == [f"workspace {client.workspace!r} (500)"]
     assert server.connections == 4  # a 500 is not retried
+
+
+WORKSPACE_DELETE = re.compile(r"DELETE /v3/workspaces/[^/ ]+ ")
+
+
+@pytest.mark.parametrize(
+    ("session_delete", "workspace_delete", "left"),
+    [
+        # A session already gone (404) is not left over; the busy workspace is.
+        (404, 409, ["workspace W (active sessions remain)"]),
+        # A session delete or a workspace delete without an answer names the error's kind.
+        (0, 409, ["session 's1' (ProtocolError)", "workspace W (active sessions remain)"]),
+        (202, 0, ["workspace W (ProtocolError)"]),
+    ],
+)
+def test_cleanup_names_each_leftover_and_why(
+    session_delete: int, workspace_delete: int, left: list[str]
+) -> None:
+    base = honcho(sessions=["s1"], busy=100, session_delete_status=session_delete)
+
+    def answer(request: Request) -> tuple[int, Any]:
+        if workspace_delete == 0 and WORKSPACE_DELETE.match(request.request_line):
+            return 0, None
+        return base(request)
+
+    with (
+        RawServer(routed(answer, 12)) as server,
+        pytest.raises(ScratchCleanupError) as info,
+        scratch_workspace(
+            server.url, read_timeout=READ_TIMEOUT, cleanup_wait=0.25, sleep=lambda _: None
+        ) as client,
+    ):
+        pass
+    wid = repr(client.workspace)
+    assert info.value.leftovers == [item.replace("W", wid) for item in left]
+    assert info.value.request_sent is True  # the deletes were sent: what remains is known
+
+
+def test_cleanup_gives_up_when_the_clock_reaches_its_bound(monkeypatch: pytest.MonkeyPatch) -> None:
+    """cleanup_wait is kept on the monotonic clock too: a delete refused when the clock
+    reads exactly the bound is the last one, even with sleeps left to ask for."""
+    readings = iter([100.0])  # the start; every later reading is the bound, 101.0
+
+    class Clock:
+        @staticmethod
+        def monotonic() -> float:
+            return next(readings, 101.0)
+
+    monkeypatch.setattr(roncho._scratch, "time", Clock)
+    sleeps: list[float] = []
+    with (
+        RawServer(routed(honcho(busy=100), 10)) as server,
+        pytest.raises(ScratchCleanupError),
+        scratch_workspace(
+            server.url, read_timeout=READ_TIMEOUT, cleanup_wait=1.0, sleep=sleeps.append
+        ) as client,
+    ):
+        pass
+    assert sleeps == []
+    assert lines(server, client.workspace).count("DELETE /v3/workspaces/W") == 1
 
 
 def test_leftovers_become_a_note_on_the_body_exception() -> None:
