@@ -233,29 +233,19 @@ touch "$beside_dir/venv-installed"
 # This one exits 77 where it cannot run (no node): its verdict is then SKIP and the line that
 # says why (scripts/stages.sh).
 beside sdk_ts bash scripts/sdk-ts-conformance.sh
-# While the checks run: the main run's tests collected once, so that its four workers find
-# them compiled (7 s of CPU each without, 3 s with). Nothing is checked or shown here: the
-# main run collects again, and compiles whatever this has not reached yet.
-beside collect .venv/bin/python -m pytest tests --nbval-lax notebooks -q -p no:cacheprovider \
-    --collect-only
-
-stage "ruff" .venv/bin/ruff check roncho roncho_workbook tests scripts benchmarks notebooks/*.py
-stage "mypy (strict on roncho/ and roncho_workbook/)" .venv/bin/mypy
-stage "docs/compatibility.md is up to date with docs/observations" \
-    .venv/bin/python scripts/render_compat.py --check docs/observations/*.json
-stage "docs/answers.md is up to date with results/" .venv/bin/python scripts/render_answers.py --check
-stage "docs/api.md's models are up to date with the code" \
-    .venv/bin/python scripts/render_api.py --check
-stage "Client's and AsyncClient's methods are up to date with roncho/_operations/" \
-    .venv/bin/python scripts/render_clients.py --check
-stage "the records' __slots__ and __init__ are up to date with their fields (roncho/_models/)" \
-    .venv/bin/python scripts/render_records.py --check
-stage "benchmarks, smoke mode (one short round: checks the benchmark runs, asserts no speed)" \
-    bash -c '.venv/bin/python benchmarks/run.py --smoke --no-sdk > /dev/null'
-
+# The checks (lint, types, the generated files, the benchmark's smoke round, Honcho's own
+# route tests) go beside the main pytest run too: together about 30 s that would otherwise
+# come before it. Each is a stage of its own, shown once the main run has ended.
+beside ruff .venv/bin/ruff check roncho roncho_workbook tests scripts benchmarks notebooks/*.py
+beside mypy .venv/bin/mypy
+beside compat .venv/bin/python scripts/render_compat.py --check docs/observations/*.json
+beside answers .venv/bin/python scripts/render_answers.py --check
+beside api .venv/bin/python scripts/render_api.py --check
+beside clients .venv/bin/python scripts/render_clients.py --check
+beside records .venv/bin/python scripts/render_records.py --check
+beside bench bash -c '.venv/bin/python benchmarks/run.py --smoke --no-sdk > /dev/null'
 # This one exits 77 where it cannot run (no kit): SKIP, as above.
-stage "Honcho's own route tests over HTTP (emulator vs recorded real 3.0.12; needs the kit)" \
-    .venv/bin/python tests/honcho_routes/run_routes.py --target emulator --compare
+beside routes .venv/bin/python tests/honcho_routes/run_routes.py --target emulator --compare
 
 # Four processes on CI's two cores; a file's tests stay in one process (--dist loadfile): a
 # notebook's cells run in order in one kernel, and a module's shared fixture (a server, a
@@ -267,6 +257,18 @@ stage "pytest (tests and notebooks)" .venv/bin/python -m pytest tests \
     --nbval-lax --nbval-sanitize-with tests/notebooks/sanitize.cfg notebooks \
     -p no:cacheprovider -n 4 --dist loadfile "$@"
 
+beside_stage ruff "ruff"
+beside_stage mypy "mypy (strict on roncho/ and roncho_workbook/)"
+beside_stage compat "docs/compatibility.md is up to date with docs/observations"
+beside_stage answers "docs/answers.md is up to date with results/"
+beside_stage api "docs/api.md's models are up to date with the code"
+beside_stage clients "Client's and AsyncClient's methods are up to date with roncho/_operations/"
+beside_stage records \
+    "the records' __slots__ and __init__ are up to date with their fields (roncho/_models/)"
+beside_stage bench \
+    "benchmarks, smoke mode (one short round: checks the benchmark runs, asserts no speed)"
+beside_stage routes \
+    "Honcho's own route tests over HTTP (emulator vs recorded real 3.0.12; needs the kit)"
 beside_stage sdk "SDK conformance (honcho-ai in tests/sdk/.venv-sdk; emulator vs recorded real 3.0.12)"
 beside_stage sdk_ts \
     "TypeScript SDK conformance (@honcho-ai/sdk in tests/sdk_ts; emulator vs recorded real 3.0.12)"
