@@ -147,7 +147,16 @@ def main(argv: list[str]) -> int:
     else:
         chosen_now = chosen
     if chosen_now:
-        subprocess.run(command + chosen_now, cwd=ROOT, check=False, stdout=subprocess.DEVNULL)
+        ran = subprocess.run(command + chosen_now, cwd=ROOT, check=False, stdout=subprocess.DEVNULL)
+        if ran.returncode != 0:
+            # With --again the survivors keep their old result when mutmut stops before
+            # testing them (its clean run failed, say): a section then would claim a re-test
+            # that never happened.
+            print(
+                f"mutation.py: mutmut stopped (exit {ran.returncode}); nothing written",
+                file=sys.stderr,
+            )
+            return 1
     before, codes = codes, read_codes()
     if args.again:  # a kill stands when tests are only added (mutmut may forget it)
         codes |= {n: before[n] for n in chosen if codes.get(n) is None and before.get(n) in KILLED}
