@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 from emu_http import WAIT, Api, wait_for
+from rawserver import RefusingPort
 
 import roncho
 from roncho.testing import FakeHoncho, _cli, _deliveries
@@ -255,22 +256,23 @@ def test_a_500_is_not_retried_and_a_down_receiver_is_one_failed_attempt(
     fake: FakeHoncho, web: Api
 ) -> None:
     failing = Receiver(500)
-    down = Receiver()
-    down_url = down.url("/down")
-    down.close()
-    try:
-        web.post(W + "/webhooks", {"url": failing.url()})
-        web.post(W + "/webhooks", {"url": down_url})
-        web.get(W + "/webhooks/test")
-        journal = fake.wait_for_webhooks(2, timeout=WAIT)
-        # A retry would come within this time if there were one.
-        assert fake.wait_for_webhooks(3, timeout=0.5) == journal
-        by_url = {d.url: d for d in journal}
-        assert by_url[failing.url()].status == 500 and len(failing.posts) == 1
-        assert by_url[down_url].sent and by_url[down_url].status is None
-        assert "ConnectionRefused" in (by_url[down_url].error or "")
-    finally:
-        failing.close()
+    # Bound but not listening, and held: a port merely closed may be taken by another
+    # test's server on a busy machine, which then resets instead of refusing.
+    with RefusingPort() as down:
+        down_url = f"http://localhost:{down.port}/down"
+        try:
+            web.post(W + "/webhooks", {"url": failing.url()})
+            web.post(W + "/webhooks", {"url": down_url})
+            web.get(W + "/webhooks/test")
+            journal = fake.wait_for_webhooks(2, timeout=WAIT)
+            # A retry would come within this time if there were one.
+            assert fake.wait_for_webhooks(3, timeout=0.5) == journal
+            by_url = {d.url: d for d in journal}
+            assert by_url[failing.url()].status == 500 and len(failing.posts) == 1
+            assert by_url[down_url].sent and by_url[down_url].status is None
+            assert "ConnectionRefused" in (by_url[down_url].error or "")
+        finally:
+            failing.close()
 
 
 def test_only_loopback_unless_allow_remote(monkeypatch: pytest.MonkeyPatch) -> None:
