@@ -18,26 +18,13 @@ from typing import Any
 
 import pytest
 from test_client_args import WS, no_network, refused  # noqa: F401  (no_network: autouse)
+from test_client_args_beyond import LONG_SCOPE, upload
 
 import roncho
 from roncho import MessageCreate
 
 BAD = "a b"  # an id with a space: the right type, refused by the id rule
-LONG_SCOPE = "s" * 507  # a valid id, one character too long for a scope's name
 Case = tuple[str, Callable[[roncho.Client], Any], str]
-
-
-def upload(**changes: Any) -> Callable[[roncho.Client], Any]:
-    """An upload_file call with good arguments but ``changes``."""
-    args: dict[str, Any] = {
-        "session_id": "s",
-        "peer_id": "a",
-        "content": b"x",
-        "filename": "a.txt",
-        "content_type": "text/plain",
-        **changes,
-    }
-    return lambda c: c.upload_file(**args)
 
 
 CASES: list[Case] = [

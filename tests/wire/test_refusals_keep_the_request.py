@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 from rawserver import RawServer, reply
+from test_webhook_calls import PRIVATE as PRIVATE_IP
 
 import roncho
 from roncho import StatusError, WebhookLimitError, WorkspaceBusyError
@@ -24,17 +25,6 @@ WS = "w1"
 W = f"/v3/workspaces/{WS}"
 READ_TIMEOUT = 5.0  # seconds; every answer here is immediate
 
-PRIVATE_IP = {
-    "detail": [
-        {
-            "type": "value_error",
-            "loc": ["body", "url"],
-            "msg": "Value error, Private/internal IP addresses are not allowed",
-            "input": "http://127.0.0.1:9/h",
-            "ctx": {"error": {}},
-        }
-    ]
-}
 PRIVATE_IP_SHORT = json.dumps(PRIVATE_IP["detail"])[:200]
 
 
