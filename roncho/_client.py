@@ -488,7 +488,11 @@ class Client(ClientCore, Closing):
     def list_session_peers(
         self, session_id: str, *, page: int = 1, size: int = 50, deadline: float | None = None
     ) -> Page[Peer]:
-        """``GET .../sessions/{id}/peers``: active members only."""
+        """``GET .../sessions/{id}/peers``: active members only.
+
+        In no order: the server sorts this list by nothing, so a page of one and a page of a
+        hundred may differ in order (docs/api.md, "Walks over every page").
+        """
         call = ops.sessions.list_session_peers(self._paths, session_id, page=page, size=size)
         return self._run(call, deadline)
 
@@ -497,7 +501,9 @@ class Client(ClientCore, Closing):
     ) -> Iterator[Peer]:
         """Every active member of a session, page by page (each page is one call).
 
-        ``deadline`` bounds each page's call, not the whole walk.
+        ``deadline`` bounds each page's call, not the whole walk. The server sorts members by
+        nothing, so pages may overlap: with the default ``size`` a session of up to 100 members
+        comes whole in one call.
         """
         pages = ops.sessions.iter_session_peers(self._paths, session_id, size=size)
         return self._walk(pages, deadline)
@@ -1080,7 +1086,10 @@ class Client(ClientCore, Closing):
     def list_webhooks(
         self, *, page: int = 1, size: int = 50, deadline: float | None = None
     ) -> Page[WebhookEndpoint]:
-        """``GET .../webhooks``: one page of this workspace's endpoints (``created`` is None)."""
+        """``GET .../webhooks``: one page of this workspace's endpoints (``created`` is None).
+
+        In no order: the server sorts this list by nothing (docs/api.md, "Walks over every page").
+        """
         return self._run(ops.webhooks.list_webhooks(self._paths, page=page, size=size), deadline)
 
     def iter_webhooks(
@@ -1088,7 +1097,8 @@ class Client(ClientCore, Closing):
     ) -> Iterator[WebhookEndpoint]:
         """Every webhook endpoint of this workspace, page by page (each page is one call).
 
-        ``deadline`` bounds each page's call, not the whole walk.
+        ``deadline`` bounds each page's call, not the whole walk. The server sorts endpoints by
+        nothing, so pages may overlap: with the default ``size`` up to 100 come whole in one call.
         """
         return self._walk(ops.webhooks.iter_webhooks(self._paths, size=size), deadline)
 

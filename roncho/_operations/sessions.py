@@ -138,7 +138,11 @@ def iter_sessions(
 def list_session_peers(
     paths: Paths, session_id: str, *, page: int = 1, size: int = 50
 ) -> Call[Page[Peer]]:
-    """``GET .../sessions/{id}/peers``: active members only."""
+    """``GET .../sessions/{id}/peers``: active members only.
+
+    In no order: the server sorts this list by nothing, so a page of one and a page of a
+    hundred may differ in order (docs/api.md, "Walks over every page").
+    """
     op = "list_session_peers"
     path = paths.in_workspace("sessions", check_id(session_id, "session_id"), "peers")
     query = tuple(check_paging(page, size, None))
@@ -148,7 +152,9 @@ def list_session_peers(
 def iter_session_peers(paths: Paths, session_id: str, *, size: int = MAX_PAGE_SIZE) -> Pages[Peer]:
     """Every active member of a session, page by page (each page is one call).
 
-    ``deadline`` bounds each page's call, not the whole walk.
+    ``deadline`` bounds each page's call, not the whole walk. The server sorts members by
+    nothing, so pages may overlap: with the default ``size`` a session of up to 100 members
+    comes whole in one call.
     """
     return Pages(lambda page: list_session_peers(paths, session_id, page=page, size=size))
 

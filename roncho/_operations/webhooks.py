@@ -64,7 +64,10 @@ def get_or_create_webhook(paths: Paths, url: str) -> Call[WebhookEndpoint]:
 
 
 def list_webhooks(paths: Paths, *, page: int = 1, size: int = 50) -> Call[Page[WebhookEndpoint]]:
-    """``GET .../webhooks``: one page of this workspace's endpoints (``created`` is None)."""
+    """``GET .../webhooks``: one page of this workspace's endpoints (``created`` is None).
+
+    In no order: the server sorts this list by nothing (docs/api.md, "Walks over every page").
+    """
     op = "list_webhooks"
     return Call(
         op,
@@ -78,7 +81,8 @@ def list_webhooks(paths: Paths, *, page: int = 1, size: int = 50) -> Call[Page[W
 def iter_webhooks(paths: Paths, *, size: int = MAX_PAGE_SIZE) -> Pages[WebhookEndpoint]:
     """Every webhook endpoint of this workspace, page by page (each page is one call).
 
-    ``deadline`` bounds each page's call, not the whole walk.
+    ``deadline`` bounds each page's call, not the whole walk. The server sorts endpoints by
+    nothing, so pages may overlap: with the default ``size`` up to 100 come whole in one call.
     """
     return Pages(lambda page: list_webhooks(paths, page=page, size=size))
 

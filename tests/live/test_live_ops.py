@@ -208,23 +208,34 @@ def test_o5_list_messages_by_metadata(world: World) -> None:
 def test_o5_every_walk_gives_what_one_whole_page_gives(world: World, recorder: Recorder) -> None:
     """The walks over what the suite made, one item a page: the same items as one page of
     a hundred, in the same order, and one call per page (docs/api.md, "Walks over every
-    page"). The conversation's messages and its two peers span more than one page."""
+    page"). The conversation's messages and its two peers span more than one page.
+
+    A session's members are the one list here the server does not order (3.0.12's
+    ``crud/session.py`` ``get_peers_from_session`` has no ORDER BY): a page of one and a
+    page of a hundred came in different orders on the real server in CI (stop 47). Pages of
+    an unordered query may even repeat a member and miss another (docs/api.md says so), so
+    their walk is held to what stays true: one item for each member, each one a member."""
     c, session = world.client, world.session
-    walks: list[tuple[str, Callable[[], Any], Callable[[], Any]]] = [
+    walks: list[tuple[str, Callable[[], Any], Callable[[], Any], bool]] = [
         ("list_messages", lambda: c.iter_messages(session, size=1),
-         lambda: c.list_messages(session, size=100)),
-        ("list_peers", lambda: c.iter_peers(size=1), lambda: c.list_peers(size=100)),
+         lambda: c.list_messages(session, size=100), True),
+        ("list_peers", lambda: c.iter_peers(size=1), lambda: c.list_peers(size=100), True),
         ("list_session_peers", lambda: c.iter_session_peers(session, size=1),
-         lambda: c.list_session_peers(session, size=100)),
+         lambda: c.list_session_peers(session, size=100), False),
         ("list_peer_sessions", lambda: c.iter_peer_sessions(USER, size=1),
-         lambda: c.list_peer_sessions(USER, size=100)),
-        ("list_sessions", lambda: c.iter_sessions(size=1), lambda: c.list_sessions(size=100)),
+         lambda: c.list_peer_sessions(USER, size=100), True),
+        ("list_sessions", lambda: c.iter_sessions(size=1), lambda: c.list_sessions(size=100),
+         True),
     ]  # fmt: skip
-    for op, walk, whole in walks:
+    for op, walk, whole, ordered in walks:
         page = whole()
         before = len(recorder.calls)
-        walked = list(walk())
-        assert [item.id for item in walked] == [item.id for item in page.items], op
+        walked = [item.id for item in walk()]
+        listed = [item.id for item in page.items]
+        if ordered:
+            assert walked == listed, op
+        else:
+            assert len(walked) == page.total and set(walked) <= set(listed), op
         made = recorder.calls[before:]
         assert [call.op for call in made] == [op] * max(1, page.total), op
     assert len(list(c.iter_messages(session, size=2))) == len(TURNS) > 2
