@@ -19,6 +19,7 @@ CLIENTS = [roncho.Client, AsyncClient]
 def test_close_has_key_false_and_repr_says_closed(cls: type[roncho.Client]) -> None:
     client = cls("http://127.0.0.1:9", "ws", api_key=SECRET)
     assert client.has_key is True
+    assert client.closed is False  # a bool, as typed: not merely falsy
     assert "key=set" in repr(client)
     client.close()
     assert client.has_key is False

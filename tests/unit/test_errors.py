@@ -204,6 +204,17 @@ def test_redirect_error_message_and_location() -> None:
     assert "without a Location" in str(RedirectError(302, "GET", "/x"))
 
 
+def test_unauthorized_error_takes_every_status_error_keyword() -> None:
+    """The subclass adds ``key_sent`` and passes StatusError's own keywords on, each one."""
+    error = UnauthorizedError(
+        403, "GET", "/v3/x", b"", key_sent=True, message="as given", location="/v3/y",
+        request_sent=False,
+    )  # fmt: skip
+    assert (str(error), error.location, error.request_sent, error.key_sent) == (
+        "as given", "/v3/y", False, True,
+    )  # fmt: skip
+
+
 # ``busy`` is what the operation says (only delete_workspace gives 409 that meaning, through
 # its Call's on_status); the error does not guess it from the path, so a session named
 # "workspaces" cannot fool it.

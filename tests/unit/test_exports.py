@@ -5,10 +5,13 @@ are the module's ``dir()``, which lists those it loads on first use too."""
 
 from __future__ import annotations
 
+import importlib
 import json
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
 
 import roncho
 
@@ -109,3 +112,28 @@ def test_exports_public_module_keeps_pickling_by_reference() -> None:
         clone = pickle.loads(pickle.dumps(value))
         assert type(clone) is type(value)
         assert repr(clone) == repr(value)
+
+
+# The lazy exports (PEP 562), called in this process: once a name has loaded, Python no
+# longer asks the module's ``__getattr__`` for it, so only a direct call holds what it does
+# on first use (the fresh interpreter above sees the outcome, and mutation runs fork from a
+# process that has already loaded every name).
+@pytest.mark.parametrize("name", sorted(roncho._LAZY))
+def test_a_lazy_name_loads_from_its_module_under_the_public_name(name: str) -> None:
+    home = importlib.import_module(f"roncho.{roncho._LAZY[name]}")
+    value = roncho.__getattr__(name)
+    assert value is getattr(home, name)
+    assert value.__module__ == "roncho"
+    assert vars(roncho)[name] is value  # kept: the next use does not come back here
+
+
+def test_an_unknown_name_is_the_usual_attribute_error() -> None:
+    with pytest.raises(AttributeError) as info:
+        roncho.__getattr__("no_such_name")
+    assert str(info.value) == "module 'roncho' has no attribute 'no_such_name'"
+
+
+def test_dir_names_the_lazy_exports_before_they_load() -> None:
+    names = roncho.__dir__()
+    assert names == sorted(set(names)) and set(roncho._LAZY) <= set(names)
+    assert set(vars(roncho)) <= set(names)
