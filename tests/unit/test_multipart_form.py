@@ -52,3 +52,37 @@ def test_a_bad_field_name_is_named_as_one() -> None:
     with pytest.raises(roncho.ConfigError) as info:
         form_data([], "fi\x01le", "a.txt", "text/plain", b"")
     assert str(info.value) == f"a form field name {REFUSED}"
+
+
+class _FixedDigest:
+    """A sha256 stand-in whose digest is known before the parts are: the one way to make
+    a part that holds the boundary (with the real hash, a 160-bit preimage search)."""
+
+    def update(self, data: bytes) -> None:
+        pass
+
+    def hexdigest(self) -> str:
+        return "0" * 64
+
+
+FIRST = b"roncho-" + b"0" * 40  # the boundary the stand-in gives first
+
+
+@pytest.mark.parametrize(
+    ("filename", "data"),
+    [("a.bin", b"<" + FIRST + b">"), (FIRST.decode() + ".bin", b"")],
+    ids=["in-the-file", "in-the-filename"],
+)
+def test_a_part_that_holds_the_boundary_gets_a_longer_one(
+    monkeypatch: pytest.MonkeyPatch, filename: str, data: bytes
+) -> None:
+    """No "x" in any part here, so a boundary that is not FIRST grown by one "x" would show."""
+    monkeypatch.setattr(hashlib, "sha256", _FixedDigest)
+    body, content_type = form_data([], "file", filename, "application/octet-stream", data)
+    boundary = FIRST + b"x"
+    assert content_type == "multipart/form-data; boundary=" + boundary.decode()
+    head = b'Content-Disposition: form-data; name="file"; filename="%s"' % filename.encode()
+    assert body == (
+        b"--" + boundary + b"\r\n" + head + b"\r\nContent-Type: application/octet-stream"
+        b"\r\n\r\n" + data + b"\r\n--" + boundary + b"--\r\n"
+    )
