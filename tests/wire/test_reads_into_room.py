@@ -118,27 +118,27 @@ def contexts(
     return server, ssl.create_default_context(cafile=str(certificate[0]))
 
 
+@pytest.mark.parametrize(
+    ("room", "kind_of_answer", "at_the_close"),
+    [(True, int, 0), (False, bytes, b"")],
+    ids=["into-room", "as-bytes"],
+)
 @pytest.mark.parametrize(("kind", "tls", "close_notify"), CASES)
-def test_a_read_given_room_fills_it_and_answers_the_count(
-    request: pytest.FixtureRequest, kind: str, tls: bool, close_notify: bool
+def test_a_read_answers_as_asked_and_says_when_the_server_closed(
+    request: pytest.FixtureRequest,
+    kind: str,
+    tls: bool,
+    close_notify: bool,
+    room: bool,
+    kind_of_answer: type,
+    at_the_close: bytes | int,
 ) -> None:
+    """Given room, each read answers a count (the bytes are where it says); without, the
+    bytes; the read after the server closed answers 0 or b"" and is the last."""
     cert = request.getfixturevalue("certificate") if tls else None
     server_tls, client_tls = contexts(cert)
     with RawServer([send_then_close(close_notify)], tls=server_tls) as server:
-        answers = read_all(server, client_tls, kind, room=True)
-    assert all(type(a) is int for a in answers), answers
-    assert answers[-1] == 0 and all(answers[:-1])
-    assert server.errors == []
-
-
-@pytest.mark.parametrize(("kind", "tls", "close_notify"), CASES)
-def test_a_read_without_room_answers_the_bytes(
-    request: pytest.FixtureRequest, kind: str, tls: bool, close_notify: bool
-) -> None:
-    cert = request.getfixturevalue("certificate") if tls else None
-    server_tls, client_tls = contexts(cert)
-    with RawServer([send_then_close(close_notify)], tls=server_tls) as server:
-        answers = read_all(server, client_tls, kind, room=False)
-    assert all(type(a) is bytes for a in answers), answers
-    assert answers[-1] == b"" and all(answers[:-1])
+        answers = read_all(server, client_tls, kind, room=room)
+    assert all(type(a) is kind_of_answer for a in answers), answers
+    assert answers[-1] == at_the_close and all(answers[:-1])
     assert server.errors == []
