@@ -104,8 +104,9 @@ def test_a_chunk_size_one_digit_over_the_cap_is_refused() -> None:
     parser = ResponseParser(max_body=CAP)
     parser.feed(b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n" + size.encode() + b"\r\n")
     assert isinstance(parser.next_event(), ResponseHead)
-    with pytest.raises(ProtocolError, match="chunk size overflows"):
+    with pytest.raises(ProtocolError) as info:
         parser.next_event()
+    assert str(info.value) == "chunk size overflows"
 
 
 def test_a_malformed_trailer_is_refused_naming_the_trailer() -> None:

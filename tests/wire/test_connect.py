@@ -145,6 +145,8 @@ def test_connect_every_address_times_out_is_connect_timeout(
     assert len(hole.attempts) == 2, "each address gets its own connect_timeout"
     assert caught.value.request_sent is False
     assert isinstance(caught.value, ConnectError) and isinstance(caught.value, roncho.Timeout)
+    each = f"127.0.0.1:{refusing.port}: timed out after {CONNECT_TIMEOUT} s"
+    assert str(caught.value) == f"GET /health: cannot connect to {HOST}:8000 ({each}; {each})"
 
 
 def test_connect_refused_and_timed_out_mixed_is_connect_error(
