@@ -76,3 +76,11 @@ def test_an_answer_that_is_not_utf8_is_a_decode_error_saying_so() -> None:
         roncho.Client(server.url, "w", read_timeout=PATIENT).server_version()
     assert info.value.request_sent is True
     assert str(info.value) == "server_version: the answer is not UTF-8"
+
+
+def test_an_answer_nested_past_the_parser_is_a_decode_error_saying_so() -> None:
+    answer = reply(200, raw_body=b"[" * 100_000 + b"]" * 100_000)
+    with RawServer([answer]) as server, pytest.raises(DecodeError) as info:
+        roncho.Client(server.url, "w", read_timeout=PATIENT).server_version()
+    assert info.value.request_sent is True
+    assert str(info.value) == "server_version: the answer nests too deeply"

@@ -142,6 +142,17 @@ def test_a_chunk_announced_over_the_cap_is_refused_before_its_data() -> None:
     assert str(info.value) == "GET /health: response body exceeds the cap of 64 bytes"
 
 
+def test_a_body_read_until_close_is_refused_once_past_the_cap() -> None:
+    """No length to refuse at the head: the cap is counted as the body comes."""
+    head = b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n\r\n"
+    with RawServer([held_open(head + b" " * 100)]) as server:
+        client = roncho.Client(server.url, "w", read_timeout=PATIENT, max_response_bytes=64)
+        with pytest.raises(ResponseTooLargeError) as info:
+            client.probe()
+    assert info.value.request_sent is True
+    assert str(info.value) == "GET /health: response body exceeds the cap of 64 bytes"
+
+
 def test_a_close_in_the_middle_of_a_chunk_is_refused() -> None:
     err = probe_error(send_raw(CHUNKED_200 + b"a\r\nabc"), ProtocolError)
     assert str(err) == "GET /health: connection closed in the middle of a chunk"

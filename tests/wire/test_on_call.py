@@ -407,3 +407,16 @@ def test_each_operation_is_reported_under_its_own_name(case: Any) -> None:
     [report] = reports
     assert (report.op, report.method) == (case.method, case.request.split(" ", 1)[0])
     assert report.status == 500
+
+
+def test_bytes_received_counts_every_read_of_an_answer_that_comes_in_pieces() -> None:
+    """Head and body in three sends, apart: the count is the sum of every read's."""
+    answer = response_bytes(200, {"status": "ok"})
+    pieces = [answer[:10], answer[10:40], answer[40:]]
+    reports: list[roncho.CallReport] = []
+    with RawServer([send_raw(pieces, pause=0.05)]) as server:
+        client = roncho.Client(server.url, "w", read_timeout=READ_TIMEOUT, on_call=reports.append)
+        client.probe()
+    [report] = reports
+    assert (report.status, report.error) == (200, None)
+    assert report.bytes_received == len(answer)
