@@ -137,7 +137,10 @@ class Attempts:
         if not addresses:
             raise ConnectError(f"{self._what}: {self._endpoint.host!r} resolved to no address")
         for family, kind, proto, _canon, address in addresses:
-            seconds, self._by_deadline = self._timeouts.connect_wait(time.monotonic())
+            try:
+                seconds, self._by_deadline = self._timeouts.connect_wait(time.monotonic())
+            except DeadlineExceeded:  # spent before this address (a slow resolver, say)
+                raise self._timeouts.expired(self._what, "connecting", False) from None
             yield family, kind, proto, address, seconds
 
     def failed(self, address: tuple[Any, ...], exc: OSError) -> None:

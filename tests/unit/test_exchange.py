@@ -20,7 +20,7 @@ from roncho import (
     WorkspaceBusyError,
 )
 from roncho import _operations as ops
-from roncho._call import Response
+from roncho._call import Response, decoded
 from roncho._checks import parse_base_url
 from roncho._errors import MAX_ERROR_BODY_BYTES as ERROR_BODY_BYTES
 from roncho._exchange import Exchange, encode_json
@@ -158,6 +158,20 @@ def test_response_hands_its_body_over_once() -> None:
     assert response.status == 200
     assert response.take_body() == b'{"a":1}'
     assert response.body == b"" and response.take_body() == b""
+
+
+def test_a_model_that_recurses_too_deep_is_a_decode_error_naming_the_operation() -> None:
+    """A model reading an answer nested past the interpreter's recursion limit (json.loads
+    took it) fails as the parser's own too-deep answer does: a DecodeError, request sent."""
+
+    def recursing(data: object, op: str) -> object:
+        raise RecursionError("maximum recursion depth exceeded")
+
+    decode = decoded("get_thing", recursing)
+    with pytest.raises(DecodeError) as info:
+        decode(Response(ResponseHead(200, "OK", ()), b'{"a":1}'))
+    assert info.value.request_sent is True
+    assert str(info.value) == "get_thing: the answer nests too deeply"
 
 
 @pytest.mark.parametrize("content", ["caf\u00e9", "bell\x07", "del\x7f", "\\u00e9", 'q"\\'])

@@ -582,8 +582,9 @@ def test_build_request_empty_body_sends_zero_length() -> None:
     ],
 )
 def test_build_request_refuses_unsafe_target(target: str) -> None:
-    with pytest.raises(ConfigError):
+    with pytest.raises(ConfigError) as info:
         build_request("GET", target, "h", [], None)
+    assert str(info.value) == "request target holds characters that cannot appear in a path"
 
 
 @pytest.mark.parametrize(
@@ -610,8 +611,19 @@ def test_build_request_refuses_unsafe_header(name: str, value: str) -> None:
 
 @pytest.mark.parametrize("method", ["", "GET /x", "GET\r\n", "G\xc9T", "G:T"])
 def test_build_request_refuses_bad_method(method: str) -> None:
-    with pytest.raises(ConfigError):
+    with pytest.raises(ConfigError) as info:
         build_request(method, "/", "h", [], None)
+    assert str(info.value) == "invalid HTTP method"
+
+
+def test_bytes_after_the_end_of_input_are_refused() -> None:
+    """Once told the peer closed (``b""``), the parser takes no more bytes."""
+    parser = ResponseParser(max_body=1024)
+    parser.feed(b"HTTP/1.1 200 OK\r\n")
+    parser.feed(b"")
+    with pytest.raises(ProtocolError) as info:
+        parser.feed(b"more")
+    assert str(info.value) == "data after end of input"
 
 
 def test_build_request_header_value_with_spaces_kept() -> None:

@@ -131,6 +131,17 @@ def test_an_error_status_then_a_reset_is_that_status() -> None:
     assert err.body == b'{"detail": "bu'
 
 
+def test_an_error_answer_whose_body_comes_after_its_head_keeps_the_body() -> None:
+    """The head in one read, its announced body in the next: an error's body is read as
+    bytes (only a 2xx body gets a buffer of its own), and kept whole."""
+    body = b'{"detail": "busy"}'
+    head = b"HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\n"
+    head += b"Content-Length: %d\r\n\r\n" % len(body)
+    err = probe_error(send_raw([head, body], pause=0.2), StatusError)
+    assert isinstance(err, StatusError)
+    assert (err.status, err.body, err.detail) == (503, body, "busy")
+
+
 # -- chunk sizes and ends -------------------------------------------------------------------
 def test_a_chunk_announced_over_the_cap_is_refused_before_its_data() -> None:
     with RawServer([held_open(CHUNKED_200 + b"100\r\n")]) as server:

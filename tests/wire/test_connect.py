@@ -185,6 +185,25 @@ def test_connect_deadline_binds_before_connect_timeout(
     assert caught.value.request_sent is False
 
 
+def test_a_deadline_that_passes_while_resolving_names_the_call(
+    monkeypatch: pytest.MonkeyPatch, refusing: RefusingPort
+) -> None:
+    """A slow resolver uses up the deadline before the first connect: the error is the one
+    any deadline gives while connecting (naming the call), not the clock's bare text."""
+
+    def slow(host: str, port: int) -> list[tuple[Any, ...]]:
+        time.sleep(DEADLINE * 1.5)
+        return [entry("127.0.0.1", refusing.port)]
+
+    monkeypatch.setattr(roncho._network, "resolve", slow)
+    with pytest.raises(DeadlineExceeded) as caught:
+        client().probe(deadline=DEADLINE)
+    assert caught.value.request_sent is False
+    assert str(caught.value) == (
+        f"GET /health: the call's deadline of {DEADLINE} s passed while connecting"
+    )
+
+
 def test_connect_name_not_resolved(monkeypatch: pytest.MonkeyPatch) -> None:
     def fail(host: str, port: int) -> list[tuple[Any, ...]]:
         raise socket.gaierror(socket.EAI_NONAME, "Name or service not known")

@@ -152,7 +152,7 @@ BEYOND = [
         lambda c: c.get_peer_context(
             "alice",
             target="bob",
-            search_query="green tea & more",
+            search_query="green tea & more/less?",  # "/" escaped too: quote's default keeps it
             include_most_frequent=False,
             max_conclusions=10,
         ),
@@ -166,7 +166,7 @@ BEYOND = [
             },
         ),
         "GET",
-        f"{W}/peers/alice/context?target=bob&search_query=green%20tea%20%26%20more"
+        f"{W}/peers/alice/context?target=bob&search_query=green%20tea%20%26%20more%2Fless%3F"
         "&include_most_frequent=false&max_conclusions=10",
         None,
         _equal(

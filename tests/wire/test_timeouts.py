@@ -205,4 +205,7 @@ def test_deadline_passing_while_the_caller_holds_a_stream() -> None:
         finally:
             stream.close()
     assert caught.value.request_sent is True
-    assert str(caught.value).startswith("POST /v3/workspaces/w/peers/alice/chat: ")
+    assert str(caught.value) == (
+        f"POST /v3/workspaces/w/peers/alice/chat: the call's deadline of {DEADLINE} s passed "
+        "while waiting for the response"
+    )
