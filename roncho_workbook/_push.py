@@ -26,7 +26,6 @@ The answer is written from the tables in ``_prose.py``.
 
 from __future__ import annotations
 
-import socket
 import time
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -47,7 +46,7 @@ from ._prose import (
     webhooks_answer,
 )
 from ._raw import RawClient
-from ._receiver import FAIL, OK, Arrival, Receiver
+from ._receiver import FAIL, OK, Arrival, DownPort, Receiver
 from ._stats import spread
 from ._target import Target
 
@@ -428,12 +427,6 @@ def _granularity(
 
 
 # -- 4. a receiver that fails or is down -----------------------------------------------------
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
 def _failure(
     finding: Finding,
     receiver: Receiver,
@@ -451,28 +444,30 @@ def _failure(
     trace.raw(
         "register a receiver that answers 500", raw, "POST", path, {"url": receiver.url(FAIL, "x")}
     )
-    down_port = _free_port()
-    down_url = f"http://localhost:{down_port}/down"
-    trace.raw("register a receiver that is down", raw, "POST", path, {"url": down_url})
-    seen = len(receiver.snapshot())
-    started = time.monotonic()
-    session = "q9-fail"
-    _sync(client, session, messages, chars, (SENDER,))
-    trace.raw("trigger the test event", raw, "GET", raw.ws_path("webhooks", "test"))
-    # Both events at the good and the failing endpoint, then time for the attempt at the
-    # closed port to end (the server posts to all endpoints at once, the emulator in turn);
-    # only then is the port opened again, and anything it gets is a retry.
-    deadline = started + bound
-    while time.monotonic() < deadline:
-        got = [a for a in receiver.snapshot()[seen:] if a.event is not None]
-        kinds = {(a.mode, a.event.type) for a in got}
-        if kinds >= {(m, k) for m in (OK, FAIL) for k in ("test.event", "queue.empty")}:
-            break
-        receiver.wait_new(len(receiver.snapshot()), poll)
-    time.sleep(settle)
-    with Receiver(receiver.secret, port=down_port) as back:
-        time.sleep(watch)
-    late = back.snapshot()
+    # The port is held down from registration on (refusing, never free for another
+    # process to take) until the receiver comes back up on it.
+    with DownPort() as down:
+        down_url = f"http://localhost:{down.port}/down"
+        trace.raw("register a receiver that is down", raw, "POST", path, {"url": down_url})
+        seen = len(receiver.snapshot())
+        started = time.monotonic()
+        session = "q9-fail"
+        _sync(client, session, messages, chars, (SENDER,))
+        trace.raw("trigger the test event", raw, "GET", raw.ws_path("webhooks", "test"))
+        # Both events at the good and the failing endpoint, then time for the attempt at the
+        # closed port to end (the server posts to all endpoints at once, the emulator in turn);
+        # only then is the port opened again, and anything it gets is a retry.
+        deadline = started + bound
+        while time.monotonic() < deadline:
+            got = [a for a in receiver.snapshot()[seen:] if a.event is not None]
+            kinds = {(a.mode, a.event.type) for a in got}
+            if kinds >= {(m, k) for m in (OK, FAIL) for k in ("test.event", "queue.empty")}:
+                break
+            receiver.wait_new(len(receiver.snapshot()), poll)
+        time.sleep(settle)
+        with Receiver(receiver.secret, down=down) as back:
+            time.sleep(watch)
+        late = back.snapshot()
     arrivals = receiver.snapshot()[seen:]
     rows = finding.table("failure")
     for mode, name in ((OK, "answers 200"), (FAIL, "answers 500")):

@@ -3,12 +3,14 @@
 ``/ok/...`` answers 200 and ``/fail/...`` 500 (any other path answers 200, as ``ok``). Each
 delivery is kept as an `Arrival`, with its signature checked by ``roncho.webhooks.verify``
 when there is a secret to check with. Q9 runs one on a free port for the whole probe, and
-one on a port it reserved, to see whether a receiver that was down gets anything once back.
+one on a port it holds down (a `DownPort`), to see whether a receiver that was down gets
+anything once back.
 """
 
 from __future__ import annotations
 
 import json
+import socket
 import threading
 import time
 from dataclasses import dataclass
@@ -37,11 +39,37 @@ class Arrival:
     problem: str = ""
 
 
-class Receiver:
-    """Records deliveries on 127.0.0.1:``port`` (0: a free one) from construction until the
-    ``with`` block ends. A context manager: the thread stops on exit."""
+class DownPort:
+    """A loopback port held down: bound but not listening, so a delivery to it is refused
+    (Linux answers RST), and held, so no other process can take it before a `Receiver`
+    comes up on it (a port found free, closed and bound again later was taken on a busy
+    machine: EADDRINUSE)."""
 
-    def __init__(self, secret: str, *, port: int = 0) -> None:
+    def __init__(self) -> None:
+        self.sock: socket.socket | None = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        self.sock.bind(("127.0.0.1", 0))
+        self.port = int(self.sock.getsockname()[1])
+
+    def take(self) -> socket.socket:
+        """The bound socket, handed over once (to the receiver that comes up on it)."""
+        sock, self.sock = self.sock, None
+        if sock is None:
+            raise RuntimeError("this port has already been handed over")
+        return sock
+
+    def __enter__(self) -> DownPort:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.sock is not None:
+            self.sock.close()
+
+
+class Receiver:
+    """Records deliveries on 127.0.0.1, on a free port or on a `DownPort` it brings up, from
+    construction until the ``with`` block ends. A context manager: the thread stops on exit."""
+
+    def __init__(self, secret: str, *, down: DownPort | None = None) -> None:
         self.secret = secret
         self.arrivals: list[Arrival] = []
         self._lock = threading.Lock()
@@ -63,7 +91,15 @@ class Receiver:
             def log_message(self, format: str, *args: Any) -> None:
                 return None
 
-        self._server = ThreadingHTTPServer(("127.0.0.1", port), Handler)
+        if down is None:
+            self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        else:  # listen on the socket held down: the port was never free to take
+            self._server = ThreadingHTTPServer(
+                ("127.0.0.1", down.port), Handler, bind_and_activate=False
+            )
+            self._server.socket.close()
+            self._server.socket = down.take()
+            self._server.server_activate()
         self._server.daemon_threads = True
         self.port = int(self._server.server_address[1])
         self._thread = threading.Thread(

@@ -4,6 +4,7 @@ delivers as 3.0.12 does (docs/emulator.md), so every part of the probe has somet
 from __future__ import annotations
 
 import http.client
+import socket
 from typing import Any
 
 import pytest
@@ -23,7 +24,7 @@ from roncho_workbook._push import (
     probe_webhooks,
     trial_stats,
 )
-from roncho_workbook._receiver import Receiver
+from roncho_workbook._receiver import DownPort, Receiver
 
 SECRET = "q9-test-secret"
 
@@ -207,22 +208,27 @@ def test_receiver_without_a_secret_reads_events_unverified() -> None:
     assert listed.event is None and "not a JSON object" in listed.problem
 
 
-def test_receiver_on_a_given_port_records_every_post_and_answers_by_path() -> None:
-    """Q9 listens on the port of a receiver that was down with the same Receiver: it gets
-    every POST (signed or not), answers 200 there and 500 under ``/fail``."""
-    with Receiver("") as first:
-        port = first.port
-    with Receiver(SECRET, port=port) as back:
-        assert back.port == port
-        statuses = []
-        for path in ("/down", "/fail/x", "/ok/y"):
-            connection = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
-            try:
-                connection.request("POST", path, body=b"{not an event")
-                statuses.append(connection.getresponse().status)
-            finally:
-                connection.close()
-        arrivals = back.snapshot()
+def test_a_port_held_down_refuses_then_records_every_post_once_back() -> None:
+    """Q9 holds the down receiver's port (refusing, and never free for another process to
+    take), then brings the same Receiver up on it: it gets every POST (signed or not),
+    answers 200 there and 500 under ``/fail``."""
+    with DownPort() as down:
+        port = down.port
+        with pytest.raises(ConnectionRefusedError):
+            socket.create_connection(("127.0.0.1", port), timeout=5).close()
+        with Receiver(SECRET, down=down) as back:
+            assert back.port == port
+            statuses = []
+            for path in ("/down", "/fail/x", "/ok/y"):
+                connection = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
+                try:
+                    connection.request("POST", path, body=b"{not an event")
+                    statuses.append(connection.getresponse().status)
+                finally:
+                    connection.close()
+            arrivals = back.snapshot()
+        with pytest.raises(RuntimeError):
+            down.take()  # handed over once, to the receiver
     assert statuses == [200, 500, 200]
     assert [a.mode for a in arrivals] == ["ok", "fail", "ok"]
     assert all(a.verified is False and a.event is None for a in arrivals)

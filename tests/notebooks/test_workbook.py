@@ -10,13 +10,13 @@ from __future__ import annotations
 import importlib
 import json
 import re
-import socket
 import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
+from rawserver import RefusingPort
 
 import roncho
 import roncho_workbook as workbook
@@ -45,12 +45,6 @@ def target() -> Any:
         yield t
 
 
-def _closed_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 def test_every_notebook_question_is_asked_in_words() -> None:
     """The results pages and the summary show these beside each answer: never a bare id."""
     root = Path(__file__).resolve().parents[2]
@@ -73,7 +67,8 @@ def test_server_label_keeps_emulator_and_real_hosts_apart() -> None:
 
 
 def test_raw_client_refuses_writes_outside_its_workspace_unsent() -> None:
-    raw = workbook.RawClient(f"http://127.0.0.1:{_closed_port()}", "mine", timeout=CALL_TIMEOUT)
+    refusing = RefusingPort()  # held until the test ends: no other process can take it
+    raw = workbook.RawClient(refusing.url, "mine", timeout=CALL_TIMEOUT)
     for method, path in (
         ("POST", "/v3/workspaces/other/sessions"),
         ("DELETE", "/v3/workspaces/other"),
@@ -83,7 +78,7 @@ def test_raw_client_refuses_writes_outside_its_workspace_unsent() -> None:
         with pytest.raises(PermissionError):
             raw.request(method, path, {})
     # Inside its workspace it does send (and the closed port answers with a refusal).
-    with pytest.raises(OSError):
+    with refusing, pytest.raises(OSError):
         raw.request("DELETE", raw.ws_path("sessions", "s"))
 
 
@@ -99,12 +94,12 @@ def test_raw_client_reads_and_records_exact_status(target: Any) -> None:
 
 
 def test_trace_records_connection_failures_and_client_errors() -> None:
-    port = _closed_port()
     trace = workbook.Trace()
-    raw = workbook.RawClient(f"http://127.0.0.1:{port}", "ws", timeout=CALL_TIMEOUT)
-    assert trace.raw("down", raw, "GET", "/health") is None
-    client = roncho.Client(f"http://127.0.0.1:{port}", "ws", connect_timeout=CALL_TIMEOUT)
-    result = trace.call("probe", client.probe)
+    with RefusingPort() as refusing:  # held: no other process can take the port meanwhile
+        raw = workbook.RawClient(refusing.url, "ws", timeout=CALL_TIMEOUT)
+        assert trace.raw("down", raw, "GET", "/health") is None
+        client = roncho.Client(refusing.url, "ws", connect_timeout=CALL_TIMEOUT)
+        result = trace.call("probe", client.probe)
     assert isinstance(result, roncho.ConnectError)
     assert trace.calls[0].status is None and trace.calls[0].outcome == "ConnectionRefusedError"
     assert trace.calls[1].outcome == "ConnectError"
@@ -517,20 +512,21 @@ def test_investigate_refuses_an_unusable_server_in_one_line_and_writes_nothing(
     tmp_path: Path, url: str, said: str
 ) -> None:
     results = tmp_path / "results"
-    done = subprocess.run(
-        [
-            sys.executable,
-            str(ROOT / "scripts" / "investigate.py"),
-            "--base-url",
-            url.format(port=_closed_port()),
-            "--results",
-            str(results),
-        ],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        cwd=ROOT,
-    )
+    with RefusingPort() as refusing:  # held while the script runs: nobody else takes it
+        done = subprocess.run(
+            [
+                sys.executable,
+                str(ROOT / "scripts" / "investigate.py"),
+                "--base-url",
+                url.format(port=refusing.port),
+                "--results",
+                str(results),
+            ],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            cwd=ROOT,
+        )
     assert done.returncode == 2
     assert done.stdout == ""
     (line,) = done.stderr.splitlines()

@@ -6,14 +6,13 @@ from __future__ import annotations
 import copy
 import json
 import pickle
-import socket
 import threading
 import traceback
 from pathlib import Path
 from typing import Any
 
 import pytest
-from rawserver import SERVER_WAIT, Conn, RawServer, reply, response_bytes
+from rawserver import SERVER_WAIT, Conn, RawServer, RefusingPort, reply, response_bytes
 
 import roncho
 from roncho import ConfigError, ReadOnlyError
@@ -26,13 +25,6 @@ THREADS = 8
 
 PEER = {"id": "alice", "workspace_id": WS, "metadata": {}, "configuration": {}}
 PAGE: dict[str, Any] = {"items": [], "total": 0, "page": 1, "size": 50, "pages": 0}
-
-
-def closed_port() -> int:
-    """A loopback port nothing listens on (bound, then closed)."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def test_client_is_immutable() -> None:
@@ -227,9 +219,10 @@ def _check_no_key(exc: BaseException) -> None:
 
 
 def test_connect_error_holds_no_key() -> None:
-    client = roncho.Client(f"http://127.0.0.1:{closed_port()}", WS, api_key=KEY)
-    with pytest.raises(roncho.ConnectError) as info:
-        client.add_messages("s1", [roncho.MessageCreate("alice", "hi")])
+    with RefusingPort() as refusing:  # held: no other process can take the port meanwhile
+        client = roncho.Client(refusing.url, WS, api_key=KEY)
+        with pytest.raises(roncho.ConnectError) as info:
+            client.add_messages("s1", [roncho.MessageCreate("alice", "hi")])
     _check_no_key(info.value)
 
 
