@@ -119,8 +119,11 @@ def test_exports_public_module_keeps_pickling_by_reference() -> None:
 # on first use (the fresh interpreter above sees the outcome, and mutation runs fork from a
 # process that has already loaded every name).
 @pytest.mark.parametrize("name", sorted(roncho._LAZY))
-def test_a_lazy_name_loads_from_its_module_under_the_public_name(name: str) -> None:
+def test_a_lazy_name_loads_from_its_module_under_the_public_name(
+    name: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
     home = importlib.import_module(f"roncho.{roncho._LAZY[name]}")
+    monkeypatch.delitem(vars(roncho), name, raising=False)  # as before its first use
     value = roncho.__getattr__(name)
     assert value is getattr(home, name)
     assert value.__module__ == "roncho"
