@@ -99,6 +99,8 @@ class Receiver:
             )
             self._server.socket.close()
             self._server.socket = down.take()
+            # What HTTPServer.server_bind would have set, had it bound the socket itself.
+            self._server.server_name, self._server.server_port = "127.0.0.1", down.port
             self._server.server_activate()
         self._server.daemon_threads = True
         self.port = int(self._server.server_address[1])
