@@ -212,7 +212,7 @@ def test_o5_every_walk_gives_what_one_whole_page_gives(world: World, recorder: R
 
     A session's members are the one list here the server does not order (3.0.12's
     ``crud/session.py`` ``get_peers_from_session`` has no ORDER BY): a page of one and a
-    page of a hundred came in different orders on the real server in CI (stop 47). Pages of
+    page of a hundred came in different orders on a real 3.0.12 server (a CI run). Pages of
     an unordered query may even repeat a member and miss another (docs/api.md says so), so
     their walk is held to what stays true: one item for each member, each one a member."""
     c, session = world.client, world.session

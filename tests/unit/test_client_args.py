@@ -235,13 +235,26 @@ def test_conclusion_batch_outside_1_to_100_is_refused(client: roncho.Client, n: 
             "messages must be a list of MessageCreate, not dict",
         ),
         (lambda c: c.add_messages("s1", 7), "messages must be a list of MessageCreate, not int"),
+        (
+            lambda c: c.create_conclusions({"content": "x"}),
+            "conclusions must be a list of ConclusionCreate, not dict",
+        ),
+        (
+            lambda c: c.add_messages("s1", [MessageCreate("a", "x"), ("a", "y")]),
+            "messages[1] must be a MessageCreate",
+        ),
+        (
+            lambda c: c.add_messages("s1", []),
+            "add_messages takes 1 to 100 messages, got 0",
+        ),
     ],
 )
 def test_a_batch_that_is_not_a_list_is_refused_saying_what_to_pass(
     client: roncho.Client, call: Callable[[roncho.Client], Any], words: str
 ) -> None:
-    """Text, bytes and a dict are iterable but are not a batch; one record on its own
-    gets the fix (wrap it in a list)."""
+    """Text, bytes and a dict are iterable but are not a batch; one record on its own (the
+    commonest slip) gets the fix (wrap it in a list); anything else names the type it got,
+    the position of the wrong item, or the size the batch must have."""
     assert str(refused(lambda: call(client))) == words
 
 
@@ -273,43 +286,6 @@ def test_batch_items_of_the_wrong_type_are_refused(client: roncho.Client) -> Non
     refused(lambda: client.create_conclusions([("x", "a", "b")]))  # type: ignore[list-item]
     refused(lambda: client.create_conclusions([ConclusionCreate("", "a", "b")]))
     refused(lambda: client.create_conclusions([ConclusionCreate("x" * 65_536, "a", "b")]))
-
-
-@pytest.mark.parametrize(
-    ("call", "expected"),
-    [
-        (
-            lambda c: c.add_messages("s1", MessageCreate("a", "x")),
-            "messages must be a list of MessageCreate, not a single one: pass [message]",
-        ),
-        (
-            lambda c: c.create_conclusions(ConclusionCreate("x", "a", "b")),
-            "conclusions must be a list of ConclusionCreate, not a single one: pass [conclusion]",
-        ),
-        (
-            lambda c: c.add_messages("s1", "hello"),
-            "messages must be a list of MessageCreate, not str",
-        ),
-        (
-            lambda c: c.create_conclusions({"content": "x"}),
-            "conclusions must be a list of ConclusionCreate, not dict",
-        ),
-        (
-            lambda c: c.add_messages("s1", [MessageCreate("a", "x"), ("a", "y")]),
-            "messages[1] must be a MessageCreate",
-        ),
-        (
-            lambda c: c.add_messages("s1", []),
-            "add_messages takes 1 to 100 messages, got 0",
-        ),
-    ],
-)
-def test_a_batch_that_is_not_a_list_of_its_items_says_what_to_pass(
-    client: roncho.Client, call: Callable[[roncho.Client], Any], expected: str
-) -> None:
-    """One item passed where a batch belongs (the commonest slip) is told how to wrap it;
-    anything else names the type it got, or the position of the wrong item."""
-    assert str(refused(lambda: call(client))) == expected
 
 
 def test_message_details_are_checked(client: roncho.Client) -> None:
